@@ -1,0 +1,54 @@
+/**
+ * Reads the three sources of rule 2 and resolves them: properties (`-Dsvc.*` arguments and the
+ * programmatic `properties` option) > `SVC_*` env > the YAML file. This is the only place that
+ * reads `process.argv` and `process.env`.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { parsePropertyKey } from './config-key.js';
+import type { RawEntry } from './config-source.js';
+import { readEnv } from './env-source.js';
+import { readConfigFile } from './file-source.js';
+import { readProperties } from './properties-source.js';
+import { ResolvedConfig } from './resolved-config.js';
+
+export interface LoadConfigOptions {
+  /** Arguments after the script, scanned for `-Dsvc.*` tokens. Default: `process.argv.slice(2)`. */
+  readonly args?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /** Programmatic properties, same precedence as `-D`: `{ 'topology.team': 'payments' }`. */
+  readonly properties?: Readonly<Record<string, unknown>>;
+  /** Overrides every other way of naming the config file (used by `svc check --config`). */
+  readonly configFile?: string;
+}
+
+export interface LoadedConfig {
+  readonly config: ResolvedConfig;
+  /** Indexes into `args` of the `-Dsvc.*` tokens that were read, for removal from `process.argv`. */
+  readonly consumedArgs: readonly number[];
+  readonly configFile: string;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const fromArgs = readProperties(options.args ?? process.argv.slice(2));
+  const programmatic: RawEntry[] = Object.entries(options.properties ?? {}).map(([key, raw]) => ({
+    segments: parsePropertyKey(key.replace(/^svc\./, '')),
+    raw,
+    source: { kind: 'property', where: `properties["${key}"]` },
+  }));
+  const properties = [...fromArgs.entries, ...programmatic];
+  const fromEnv = readEnv(env);
+
+  const fileProperty = properties.find((e) => e.segments.join('.') === 'config.file')?.raw;
+  const named = options.configFile ?? (typeof fileProperty === 'string' ? fileProperty : undefined) ?? env.SVC_CONFIG_FILE;
+  const configFile = named ? (isAbsolute(named) ? named : resolve(cwd, named)) : resolve(cwd, 'svc.yml');
+  const fromFile = readConfigFile(configFile, named !== undefined, cwd);
+
+  const config = new ResolvedConfig(
+    [properties, fromEnv.entries, fromFile.entries],
+    [...fromArgs.problems, ...fromEnv.problems, ...fromFile.problems],
+  );
+  return { config, consumedArgs: fromArgs.consumed, configFile };
+}

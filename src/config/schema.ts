@@ -1,0 +1,142 @@
+/**
+ * The single source of truth for every configuration key: its type, default, accepted values and
+ * a one-line doc. Sources, precedence, `svc check`, the env-var names and `svc.yml.example` are
+ * all derived from this table.
+ *
+ * Paths are relative to the `svc.` prefix. `*` stands for a name chosen by the user (an
+ * operation, profile, SLO, role, agent or token name); `[]` for an item of a list.
+ */
+import {
+  AGENT_TYPES,
+  BASELINE_SOURCES,
+  CONSUMPTION_ALIASES,
+  CONSUMPTION_PATTERNS,
+  CRITICALITIES,
+  DEPENDENCY_TYPES,
+  ESCALATION_LEVELS,
+  PERMISSIONS,
+  TIERS,
+} from '../enums.js';
+import {
+  booleanType,
+  durationType,
+  enumListType,
+  enumType,
+  fractionType,
+  integerType,
+  numberType,
+  sha256Type,
+  stringType,
+  type ValueType,
+} from './value-types.js';
+
+export interface KeySpec {
+  readonly path: string;
+  readonly type: ValueType;
+  /** Undefined means "unset": the key has no value unless a source gives one. */
+  readonly default?: unknown;
+  readonly doc: string;
+  /** Must be given whenever its parent (a list item or named entry) is given. */
+  readonly required?: boolean;
+}
+
+const escalation = enumType(ESCALATION_LEVELS);
+
+export const SCHEMA: readonly KeySpec[] = [
+  { path: 'enabled', type: booleanType, default: true, doc: 'Master switch: when false no svc.* attribute is added to spans (topology stays on the Resource)' },
+  { path: 'config.file', type: stringType, doc: 'Path of the YAML config file (default ./svc.yml); read from -D and env only' },
+
+  { path: 'topology.team', type: stringType, default: '', doc: 'Owning team' },
+  { path: 'topology.tier', type: enumType(TIERS), default: 'standard', doc: 'Criticality tier' },
+  { path: 'topology.domain', type: stringType, default: '', doc: 'Business domain' },
+  { path: 'topology.on-call-channel', type: stringType, default: '', doc: 'Escalation channel, included in incident context on escalation' },
+  { path: 'topology.repo-url', type: stringType, default: '', doc: 'Source repository URL' },
+
+  { path: 'dependencies[].name', type: stringType, required: true, doc: 'Dependency name' },
+  { path: 'dependencies[].type', type: enumType(DEPENDENCY_TYPES), required: true, doc: 'Kind of dependency' },
+  { path: 'dependencies[].criticality', type: enumType(CRITICALITIES), required: true, doc: 'Impact if unavailable' },
+  { path: 'dependencies[].protocol', type: stringType, default: '', doc: 'Communication protocol' },
+  { path: 'dependencies[].timeout-ms', type: integerType(0), default: 0, doc: 'Configured timeout, milliseconds' },
+  { path: 'dependencies[].circuit-breaker', type: booleanType, default: false, doc: 'A circuit breaker protects this dependency' },
+  { path: 'dependencies[].fallback', type: stringType, default: '', doc: 'Fallback behaviour description' },
+  { path: 'dependencies[].health-endpoint', type: stringType, default: '', doc: 'Health check endpoint (its host:port also identifies client spans)' },
+
+  { path: 'consumers[].name', type: stringType, required: true, doc: 'Consumer service name' },
+  { path: 'consumers[].pattern', type: enumType(CONSUMPTION_PATTERNS, CONSUMPTION_ALIASES), default: 'synchronous', doc: 'How the consumer calls this service' },
+  { path: 'consumers[].sla-latency-ms', type: integerType(0), default: 0, doc: "Consumer's latency SLA, milliseconds" },
+
+  { path: 'operations.*.profile', type: stringType, doc: 'Name of a profile under svc.profiles whose values this operation inherits' },
+  { path: 'operations.*.expected-latency-p50', type: durationType, doc: 'Expected median latency (static baseline)' },
+  { path: 'operations.*.expected-latency-p99', type: durationType, doc: 'Expected 99th percentile latency (static baseline)' },
+  { path: 'operations.*.expected-error-rate', type: fractionType(true), default: -1, doc: 'Expected error rate; -1 means unset (no error-rate anomaly detection)' },
+  { path: 'operations.*.retryable', type: booleanType, default: false, doc: 'Callers may retry a failed request' },
+  { path: 'operations.*.idempotent', type: booleanType, default: false, doc: 'Retries give the same result' },
+  { path: 'operations.*.runbook-url', type: stringType, default: '', doc: 'Runbook for this operation' },
+  { path: 'operations.*.fallback-description', type: stringType, default: '', doc: 'What the fallback does' },
+  { path: 'operations.*.escalation-level', type: escalation, default: 'auto_resolve', doc: 'Who handles an incident' },
+  { path: 'operations.*.safe-to-restart', type: booleanType, default: true, doc: 'Restarting the service is a safe remedy' },
+
+  { path: 'profiles.*.retryable', type: booleanType, default: false, doc: 'Profile default for retryable' },
+  { path: 'profiles.*.idempotent', type: booleanType, default: false, doc: 'Profile default for idempotent' },
+  { path: 'profiles.*.runbook-url', type: stringType, default: '', doc: 'Profile default for runbook-url' },
+  { path: 'profiles.*.fallback-description', type: stringType, default: '', doc: 'Profile default for fallback-description' },
+  { path: 'profiles.*.escalation-level', type: escalation, default: 'auto_resolve', doc: 'Profile default for escalation-level' },
+  { path: 'profiles.*.safe-to-restart', type: booleanType, default: true, doc: 'Profile default for safe-to-restart' },
+
+  { path: 'baselines.source', type: enumType(BASELINE_SOURCES), default: 'static', doc: 'static: from configuration; rolling: from live traffic' },
+  { path: 'baselines.rolling-window-size', type: integerType(1), default: 1000, doc: 'Observations per sliding window' },
+  { path: 'baselines.rolling-min-samples', type: integerType(1), default: 10, doc: 'Minimum samples before a rolling baseline is valid' },
+
+  { path: 'anomaly-detection.enabled', type: booleanType, default: true, doc: 'Detect anomalies by z-score and incident patterns' },
+  { path: 'anomaly-detection.z-score-threshold', type: numberType(0, 1000, 'a number > 0'), default: 3.0, doc: 'Absolute z-score above which a latency is anomalous' },
+
+  { path: 'deployment.emit-on-startup', type: booleanType, default: true, doc: 'Emit svc.deployment.info at startup' },
+  { path: 'deployment.version', type: stringType, default: '', doc: 'Application version' },
+  { path: 'deployment.commit-sha', type: stringType, default: '', doc: 'Source-control commit id' },
+  { path: 'deployment.previous-version', type: stringType, default: '', doc: 'Previous version' },
+  { path: 'deployment.strategy', type: stringType, default: '', doc: 'Deployment strategy (rolling, blue_green, canary, ...)' },
+
+  { path: 'slos.*.operation-name', type: stringType, required: true, doc: 'Operation the SLO is measured on' },
+  { path: 'slos.*.target', type: fractionType(), required: true, doc: 'Target as a fraction (99.9% is 0.999)' },
+  { path: 'slos.*.type', type: enumType(['AVAILABILITY', 'LATENCY_P99'] as const), default: 'AVAILABILITY', doc: 'AVAILABILITY or LATENCY_P99' },
+  { path: 'slos.*.latency-threshold', type: durationType, doc: "LATENCY_P99 threshold; default is the operation's expected-latency-p99" },
+
+  { path: 'agent-roles.*', type: enumListType(PERMISSIONS), doc: 'A role and its permissions (adds to or replaces the built-in observer, diagnostician, operator, admin)' },
+
+  { path: 'agentic.loop-threshold', type: integerType(1), default: 3, doc: 'Global loop detection threshold' },
+  { path: 'agentic.default-max-steps', type: integerType(0), default: 0, doc: 'Global maximum steps per invocation; 0 is unlimited' },
+  { path: 'agentic.agents.*.type', type: enumType(AGENT_TYPES), doc: 'Agent type' },
+  { path: 'agentic.agents.*.framework', type: stringType, default: '', doc: 'Framework name (free text)' },
+  { path: 'agentic.agents.*.version', type: stringType, default: '', doc: 'Agent version' },
+  { path: 'agentic.agents.*.max-steps', type: integerType(0), default: 0, doc: 'Maximum steps; 0 uses the global default' },
+  { path: 'agentic.agents.*.loop-threshold', type: integerType(0), default: 0, doc: 'Loop threshold; 0 uses the global default' },
+  { path: 'agentic.agents.*.cost-budget-usd', type: numberType(0, Number.MAX_VALUE, 'a number >= 0'), default: 0, doc: 'Cost budget in USD; 0 is unlimited' },
+
+  { path: 'mcp.enabled', type: booleanType, default: true, doc: 'Run the MCP tool server' },
+  { path: 'mcp.host', type: stringType, default: '127.0.0.1', doc: 'Bind address; a non-loopback address requires tokens' },
+  { path: 'mcp.port', type: integerType(0, 65535), default: 7070, doc: 'Port; 0 picks a free port (the URL is logged)' },
+  { path: 'mcp.anonymous-role', type: stringType, default: 'diagnostician', doc: 'Role of callers without a token (loopback only)' },
+  { path: 'mcp.tokens.*.sha256', type: sha256Type, required: true, doc: "SHA-256 of the agent's bearer token" },
+  { path: 'mcp.tokens.*.role', type: stringType, required: true, doc: 'Role the token grants' },
+
+  { path: 'limits.max-operations', type: integerType(1), default: 1000, doc: 'Distinct operations tracked; more are counted as overflow' },
+  { path: 'limits.max-dependencies', type: integerType(1), default: 200, doc: 'Distinct dependencies (declared and undeclared) tracked' },
+];
+
+const BY_PATH = new Map(SCHEMA.map((spec) => [spec.path, spec]));
+
+export function keySpec(path: string): KeySpec {
+  const spec = BY_PATH.get(path);
+  if (!spec) throw new Error(`svc: no configuration key ${path} in the schema`);
+  return spec;
+}
+
+/** Keys that have one value (no `*` or `[]`): these get an `SVC_*` environment variable. */
+export function isScalarKey(spec: KeySpec): boolean {
+  return !spec.path.includes('*') && !spec.path.includes('[]');
+}
+
+/** `topology.on-call-channel` -> `SVC_TOPOLOGY_ON_CALL_CHANNEL` (rule 4). */
+export function envName(path: string): string {
+  return `SVC_${path.toUpperCase().replace(/[.-]/g, '_')}`;
+}

@@ -1,0 +1,135 @@
+/**
+ * `@AgentObservable`, `@AgentOperation`, `@DeclareDependency`, `@DeclareConsumer`.
+ *
+ * Each works with legacy TypeScript decorators (`experimentalDecorators`; the options are also
+ * written with reflect-metadata, as NestJS-style tools expect) and with TC39 standard decorators
+ * (the options are also written to `context.metadata`). The decorators only record what they
+ * declare; configuration wins over it per property when metadata is resolved.
+ *
+ * @example
+ * ```ts
+ * @AgentObservable({ team: 'payments', tier: ServiceTier.CRITICAL })
+ * @DeclareDependency({ name: 'orders-db', type: DependencyType.DATABASE })
+ * class PaymentService {
+ *   @AgentOperation({ expectedLatencyP99: '300ms', retryable: true })
+ *   async charge(order: Order) { ... }
+ * }
+ * ```
+ */
+import 'reflect-metadata';
+import { runAsOperation } from '../telemetry/operation-scope.js';
+import type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './decorator-options.js';
+import { decoratorRegistry } from './decorator-registry.js';
+
+/** Metadata keys, for reflect-metadata (legacy) and `context.metadata` (standard). */
+export const METADATA_KEYS = {
+  observable: Symbol.for('svc.metadata.observable'),
+  dependencies: Symbol.for('svc.metadata.dependencies'),
+  consumers: Symbol.for('svc.metadata.consumers'),
+  operation: Symbol.for('svc.metadata.operation'),
+} as const;
+
+interface StandardContext {
+  readonly kind: string;
+  readonly name: string | symbol | undefined;
+  readonly static?: boolean;
+  readonly metadata?: Record<PropertyKey, unknown>;
+}
+
+function isStandardContext(value: unknown): value is StandardContext {
+  return typeof value === 'object' && value !== null && 'kind' in value;
+}
+
+type AnyFunction = (...args: any[]) => any;
+/** A decorator usable in both modes: (class) / (class, context) / (prototype, key, descriptor) / (method, context). */
+type DualDecorator = (target: any, keyOrContext?: any, descriptor?: any) => any;
+
+function classNameOf(target: unknown, context: unknown): string {
+  if (isStandardContext(context)) return String(context.name ?? 'anonymous');
+  return (target as AnyFunction).name || 'anonymous';
+}
+
+function remember(target: unknown, context: unknown, key: symbol, value: unknown, list: boolean): void {
+  if (isStandardContext(context)) {
+    if (!context.metadata) return;
+    context.metadata[key] = list ? [...((context.metadata[key] as unknown[]) ?? []), value] : value;
+    return;
+  }
+  const previous = list ? ((Reflect.getOwnMetadata(key, target as object) as unknown[]) ?? []) : undefined;
+  Reflect.defineMetadata(key, list ? [...previous!, value] : value, target as object);
+}
+
+/** Declares the service's topology on its main application class. */
+export function AgentObservable(options: AgentObservableOptions): DualDecorator {
+  return (target, context) => {
+    const registry = decoratorRegistry();
+    registry.observable = { options, where: `@AgentObservable on ${classNameOf(target, context)}` };
+    registry.version++;
+    remember(target, context, METADATA_KEYS.observable, options, false);
+  };
+}
+
+/** Declares a dependency of the service; repeatable. */
+export function DeclareDependency(options: DeclareDependencyOptions): DualDecorator {
+  return (target, context) => {
+    const registry = decoratorRegistry();
+    registry.dependencies.push({ options, where: `@DeclareDependency on ${classNameOf(target, context)}` });
+    registry.version++;
+    remember(target, context, METADATA_KEYS.dependencies, options, true);
+  };
+}
+
+/** Declares a consumer affected when the service degrades; repeatable. */
+export function DeclareConsumer(options: DeclareConsumerOptions): DualDecorator {
+  return (target, context) => {
+    const registry = decoratorRegistry();
+    registry.consumers.push({ options, where: `@DeclareConsumer on ${classNameOf(target, context)}` });
+    registry.version++;
+    remember(target, context, METADATA_KEYS.consumers, options, true);
+  };
+}
+
+function declareOperation(name: string, options: AgentOperationOptions, where: string): void {
+  const registry = decoratorRegistry();
+  registry.operations.set(name, { options, where: `@AgentOperation on ${where}` });
+  registry.version++;
+}
+
+/**
+ * Declares operation metadata on a method. Called inside an HTTP request, the method marks that
+ * request's server span as this operation; called elsewhere, it runs in an internal span named
+ * after the operation (`name`, else `Class.method`), so its spans are enriched too.
+ */
+export function AgentOperation(options: AgentOperationOptions = {}): DualDecorator {
+  return (target, keyOrContext, descriptor) => {
+    if (isStandardContext(keyOrContext)) {
+      const method = String(keyOrContext.name);
+      const isStatic = keyOrContext.static === true;
+      remember(target, keyOrContext, METADATA_KEYS.operation, { ...options, method }, true);
+      if (options.name) declareOperation(options.name, options, method);
+      let declared = options.name;
+      return wrap(target as AnyFunction, (self) => {
+        if (declared) return declared;
+        const owner = isStatic ? (self as AnyFunction).name : (self as object).constructor.name;
+        declared = `${owner}.${method}`;
+        declareOperation(declared, options, declared);
+        return declared;
+      });
+    }
+    const owner = typeof target === 'function' ? target.name : target.constructor.name;
+    const qualified = `${owner}.${String(keyOrContext)}`;
+    const name = options.name ?? qualified;
+    declareOperation(name, options, qualified);
+    Reflect.defineMetadata(METADATA_KEYS.operation, options, target as object, keyOrContext as string | symbol);
+    (descriptor as PropertyDescriptor).value = wrap((descriptor as PropertyDescriptor).value as AnyFunction, () => name);
+    return descriptor;
+  };
+}
+
+function wrap(method: AnyFunction, nameOf: (self: unknown) => string): AnyFunction {
+  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+    return runAsOperation(nameOf(this), () => method.apply(this, args));
+  };
+  Object.defineProperty(wrapped, 'name', { value: method.name });
+  return wrapped;
+}

@@ -1,0 +1,120 @@
+/**
+ * Starting svc in a process: configuration, metadata, the SDK with svc's span processor, the
+ * Resource topology, the deployment event and the shutdown hooks. Never throws: a failure is
+ * reported and the application runs on without svc.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { formatProblem, type ConfigProblem } from './config/config-source.js';
+import { loadConfig, type LoadConfigOptions } from './config/load-config.js';
+import type { ResolvedConfig } from './config/resolved-config.js';
+import { decoratorRegistry } from './metadata/decorator-registry.js';
+import { ServiceMetadata } from './metadata/service-metadata.js';
+import { reportError } from './report-error.js';
+import { runtime } from './runtime.js';
+import { deploymentAttributes, deploymentFromConfig, emitDeploymentInfo, type DeploymentInfo } from './telemetry/deployment-info.js';
+import { EventLog } from './telemetry/event-log.js';
+import { startTelemetry } from './telemetry/sdk.js';
+import { installShutdownHooks } from './telemetry/shutdown-hooks.js';
+import { SvcSpanProcessor } from './telemetry/span-processor.js';
+import { TopologyResource } from './telemetry/topology-resource.js';
+
+/** Topology reaches the Resource at the first request, or this long after start. */
+const TOPOLOGY_SETTLE_MS = 1000;
+const FLUSH_TIMEOUT_MS = 5000;
+
+export interface StartOptions extends LoadConfigOptions {
+  /** Remove the consumed `-Dsvc.*` tokens from `process.argv` (default true when `args` is not given). */
+  readonly consumeArgs?: boolean;
+}
+
+export interface Svc {
+  readonly config: ResolvedConfig;
+  readonly metadata: ServiceMetadata;
+  readonly deployment: DeploymentInfo;
+  readonly enabled: boolean;
+  shutdown(): Promise<void>;
+}
+
+function printProblem(problem: ConfigProblem): void {
+  process.stderr.write(`${formatProblem(problem)}\n`);
+}
+
+function serviceNameFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.OTEL_SERVICE_NAME) return env.OTEL_SERVICE_NAME;
+  const pair = (env.OTEL_RESOURCE_ATTRIBUTES ?? '').split(',').find((p) => p.trim().startsWith('service.name='));
+  return pair ? decodeURIComponent(pair.slice(pair.indexOf('=') + 1).trim()) : undefined;
+}
+
+/** The `name` of the package.json nearest to the main script (else the working directory). */
+function applicationName(mainScript: string | undefined, cwd: string): string | undefined {
+  let dir = mainScript ? dirname(resolve(cwd, mainScript)) : cwd;
+  for (;;) {
+    try {
+      const name = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
+      if (typeof name === 'string' && name) return name;
+    } catch {
+      // no readable package.json here: look further up
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+export function start(options: StartOptions = {}): Svc | undefined {
+  try {
+    return startOrThrow(options);
+  } catch (error) {
+    reportError('start', error);
+    return undefined;
+  }
+}
+
+function startOrThrow(options: StartOptions): Svc {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const loaded = loadConfig(options);
+  if (options.consumeArgs ?? options.args === undefined) {
+    for (const index of [...loaded.consumedArgs].reverse()) process.argv.splice(index + 2, 1);
+  }
+  const { config } = loaded;
+  for (const problem of config.problems) printProblem(problem);
+
+  const metadata = new ServiceMetadata(config, decoratorRegistry(), { configuredServiceName: serviceNameFromEnv(env), applicationName: applicationName(process.argv[1], cwd) }, printProblem);
+  const enabled = config.get<boolean>('enabled');
+  const deployment = deploymentFromConfig(config, new Date());
+  const topology = new TopologyResource();
+  const settleTopology = (): void => {
+    try {
+      topology.settle(metadata.topology().registry);
+    } catch (error) {
+      reportError('settling topology', error);
+    }
+  };
+
+  const processors = enabled
+    ? [new SvcSpanProcessor({ metadata, deploymentAttributes: deploymentAttributes(deployment), onFirstRequest: settleTopology })]
+    : [];
+  const telemetry = startTelemetry({ resource: topology.resource, spanProcessors: processors });
+  runtime().active = enabled;
+
+  setTimeout(settleTopology, TOPOLOGY_SETTLE_MS).unref();
+  process.once('beforeExit', settleTopology);
+  const removeHooks = installShutdownHooks(telemetry, FLUSH_TIMEOUT_MS);
+
+  if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(new EventLog(), deployment);
+
+  return {
+    config,
+    metadata,
+    deployment,
+    enabled,
+    async shutdown() {
+      settleTopology();
+      removeHooks();
+      runtime().active = false;
+      await telemetry.shutdown();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Every attribute name svc writes, in one place: `svc.*` as in the spec and OTel semantic
+ * conventions where one exists. Resource attributes carry topology; span attributes carry
+ * operation, dependency, baseline, deployment, anomaly and SLO context.
+ */
+export const RESOURCE = {
+  serviceName: 'service.name',
+  serviceVersion: 'service.version',
+  team: 'svc.topology.team',
+  tier: 'svc.topology.tier',
+  domain: 'svc.topology.domain',
+  onCallChannel: 'svc.topology.on_call_channel',
+  repoUrl: 'svc.topology.repo_url',
+  dependencies: 'svc.topology.dependencies',
+  consumers: 'svc.topology.consumers',
+} as const;
+
+export const OPERATION = {
+  name: 'svc.operation.name',
+  retryable: 'svc.operation.retryable',
+  retryAfterMs: 'svc.operation.retry_after_ms',
+  idempotent: 'svc.operation.idempotent',
+  runbookUrl: 'svc.operation.runbook_url',
+  fallbackDescription: 'svc.operation.fallback_description',
+  escalationLevel: 'svc.operation.escalation_level',
+  safeToRestart: 'svc.operation.safe_to_restart',
+  profile: 'svc.operation.profile',
+} as const;
+
+export const BASELINE = {
+  latencyP50Ms: 'svc.baseline.latency_p50_ms',
+  latencyP99Ms: 'svc.baseline.latency_p99_ms',
+  errorRate: 'svc.baseline.error_rate',
+  source: 'svc.baseline.source',
+} as const;
+
+export const DEPENDENCY = {
+  name: 'svc.dependency.name',
+  declared: 'svc.dependency.declared',
+  type: 'svc.dependency.type',
+  criticality: 'svc.dependency.criticality',
+  protocol: 'svc.dependency.protocol',
+  timeoutMs: 'svc.dependency.timeout_ms',
+  circuitBreaker: 'svc.dependency.circuit_breaker',
+  fallback: 'svc.dependency.fallback',
+} as const;
+
+export const DEPLOYMENT = {
+  id: 'svc.deployment.id',
+  version: 'svc.deployment.version',
+  commitSha: 'svc.deployment.commit_sha',
+  previousVersion: 'svc.deployment.previous_version',
+  strategy: 'svc.deployment.strategy',
+  timestamp: 'svc.deployment.timestamp',
+} as const;
+
+export const EVENT_NAME = 'event.name';
+
+/** Attributes of other instrumentations that svc reads (stable HTTP, DB, messaging, RPC conventions). */
+export const SEMCONV = {
+  httpMethod: 'http.request.method',
+  httpRoute: 'http.route',
+  urlPath: 'url.path',
+  httpTarget: 'http.target',
+  peerService: 'peer.service',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  dbSystemName: 'db.system.name',
+  dbSystem: 'db.system',
+  dbNamespace: 'db.namespace',
+  messagingSystem: 'messaging.system',
+  rpcService: 'rpc.service',
+} as const;

@@ -1,0 +1,124 @@
+/**
+ * Maps a client span to a dependency (DESIGN "Names"): a declared dependency whose name equals
+ * (case-insensitively) `peer.service`, `server.address`, `db.system.name`, `db.system`,
+ * `db.namespace`, `messaging.system` or `rpc.service`, or whose `health-endpoint` has the span's
+ * host and port. Other client spans are undeclared dependencies, named after the first of those
+ * attributes (host:port for plain HTTP), tracked up to `limits.max-dependencies`.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import type { Dependency } from '../metadata/topology-registry.js';
+import { DEPENDENCY, SEMCONV } from './attribute-names.js';
+
+export interface MatchedDependency {
+  readonly name: string;
+  readonly declared: Dependency | undefined;
+  /** The `svc.dependency.*` attributes, built once. */
+  readonly attributes: Attributes;
+}
+
+const NAME_ATTRIBUTES = [
+  SEMCONV.peerService,
+  SEMCONV.serverAddress,
+  SEMCONV.dbSystemName,
+  SEMCONV.dbSystem,
+  SEMCONV.dbNamespace,
+  SEMCONV.messagingSystem,
+  SEMCONV.rpcService,
+] as const;
+
+/** Attributes that name an undeclared dependency better than its address does. */
+const UNDECLARED_NAME_ATTRIBUTES = [SEMCONV.peerService, SEMCONV.dbSystemName, SEMCONV.dbSystem, SEMCONV.messagingSystem, SEMCONV.rpcService] as const;
+
+const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
+
+function declaredAttributes(dependency: Dependency): Attributes {
+  return Object.freeze({
+    [DEPENDENCY.name]: dependency.name,
+    [DEPENDENCY.declared]: true,
+    [DEPENDENCY.type]: dependency.type,
+    [DEPENDENCY.criticality]: dependency.criticality,
+    [DEPENDENCY.protocol]: dependency.protocol,
+    [DEPENDENCY.timeoutMs]: dependency.timeoutMs,
+    [DEPENDENCY.circuitBreaker]: dependency.circuitBreaker,
+    [DEPENDENCY.fallback]: dependency.fallback,
+  });
+}
+
+export class DependencyMatcher {
+  private readonly byName = new Map<string, MatchedDependency>();
+  private readonly byEndpoint = new Map<string, Map<string, MatchedDependency>>();
+  private readonly undeclared = new Map<string, MatchedDependency>();
+  private readonly overflow: MatchedDependency;
+  private overflowCount = 0;
+
+  constructor(
+    dependencies: readonly Dependency[],
+    private readonly maxUndeclared: number,
+    private readonly onOverflow: (count: number) => void = () => {},
+  ) {
+    for (const dependency of dependencies) {
+      const matched: MatchedDependency = { name: dependency.name, declared: dependency, attributes: declaredAttributes(dependency) };
+      this.byName.set(dependency.name.toLowerCase(), matched);
+      const endpoint = parseEndpoint(dependency.healthEndpoint);
+      if (endpoint) {
+        let ports = this.byEndpoint.get(endpoint.host);
+        if (!ports) this.byEndpoint.set(endpoint.host, (ports = new Map()));
+        ports.set(endpoint.port, matched);
+      }
+    }
+    this.overflow = { name: 'undeclared-overflow', declared: undefined, attributes: Object.freeze({ [DEPENDENCY.name]: 'undeclared-overflow', [DEPENDENCY.declared]: false }) };
+  }
+
+  /** Every undeclared dependency seen so far. */
+  undeclaredNames(): string[] {
+    return [...this.undeclared.keys()];
+  }
+
+  match(attributes: Attributes): MatchedDependency | undefined {
+    for (const key of NAME_ATTRIBUTES) {
+      const value = attributes[key];
+      if (typeof value !== 'string') continue;
+      const found = this.byName.get(value) ?? this.byName.get(value.toLowerCase());
+      if (found) return found;
+    }
+    const host = attributes[SEMCONV.serverAddress];
+    const port = attributes[SEMCONV.serverPort];
+    if (typeof host === 'string' && port !== undefined) {
+      const found = this.byEndpoint.get(host)?.get(String(port));
+      if (found) return found;
+    }
+    return this.trackUndeclared(attributes, host, port);
+  }
+
+  private trackUndeclared(attributes: Attributes, host: unknown, port: unknown): MatchedDependency | undefined {
+    let name: string | undefined;
+    for (const key of UNDECLARED_NAME_ATTRIBUTES) {
+      const value = attributes[key];
+      if (typeof value === 'string' && value !== '') {
+        name = value;
+        break;
+      }
+    }
+    if (name === undefined && typeof host === 'string') name = port === undefined ? host : `${host}:${port}`;
+    if (name === undefined) return undefined;
+    const known = this.undeclared.get(name);
+    if (known) return known;
+    if (this.undeclared.size >= this.maxUndeclared) {
+      this.onOverflow(++this.overflowCount);
+      return this.overflow;
+    }
+    const matched: MatchedDependency = { name, declared: undefined, attributes: Object.freeze({ [DEPENDENCY.name]: name, [DEPENDENCY.declared]: false }) };
+    this.undeclared.set(name, matched);
+    return matched;
+  }
+}
+
+function parseEndpoint(endpoint: string): { host: string; port: string } | undefined {
+  if (!endpoint) return undefined;
+  try {
+    const url = new URL(endpoint);
+    return { host: url.hostname, port: url.port || DEFAULT_PORTS[url.protocol] || '' };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Span and log record processors for the exporters the standard `OTEL_*` variables choose
+ * (`OTEL_TRACES_EXPORTER`, `OTEL_LOGS_EXPORTER`: otlp, console, none; `OTEL_EXPORTER_OTLP_*`;
+ * `OTEL_BSP_*`, `OTEL_BLRP_*`). The NodeSDK does this only when it is given no processor, and svc
+ * adds its own, so the same choice is made here.
+ *
+ * Logs default to `exporter-logs-otlp-http` (OTLP/HTTP JSON) when no logs protocol is set.
+ */
+import { diag } from '@opentelemetry/api';
+import { getNumberFromEnv, getStringFromEnv, getStringListFromEnv } from '@opentelemetry/core';
+import { OTLPLogExporter as OtlpGrpcLogExporter } from '@opentelemetry/exporter-logs-otlp-grpc';
+import { OTLPLogExporter as OtlpHttpLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPLogExporter as OtlpProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import { OTLPTraceExporter as OtlpGrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as OtlpHttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import {
+  BatchLogRecordProcessor,
+  ConsoleLogRecordExporter,
+  SimpleLogRecordProcessor,
+  type LogRecordExporter,
+  type LogRecordProcessor,
+} from '@opentelemetry/sdk-logs';
+import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
+
+function positive(name: string): number | undefined {
+  const value = getNumberFromEnv(name);
+  return value !== undefined && value > 0 ? value : undefined;
+}
+
+function exporterNames(variable: string): string[] {
+  const names = [...new Set(getStringListFromEnv(variable) ?? [])].filter((n) => n !== 'null');
+  if (names.includes('none')) return [];
+  return names.length > 0 ? names : ['otlp'];
+}
+
+function protocol(signal: 'TRACES' | 'LOGS'): string | undefined {
+  return (getStringFromEnv(`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`) ?? getStringFromEnv('OTEL_EXPORTER_OTLP_PROTOCOL'))?.trim() || undefined;
+}
+
+export function spanProcessorsFromEnv(): SpanProcessor[] {
+  const processors: SpanProcessor[] = [];
+  for (const name of exporterNames('OTEL_TRACES_EXPORTER')) {
+    if (name === 'console') {
+      processors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
+      continue;
+    }
+    if (name !== 'otlp') {
+      diag.warn(`svc: unsupported OTEL_TRACES_EXPORTER value "${name}"; supported: otlp, console, none`);
+      continue;
+    }
+    const chosen = protocol('TRACES') ?? 'http/protobuf';
+    const exporter: SpanExporter =
+      chosen === 'grpc' ? new OtlpGrpcTraceExporter() : chosen === 'http/json' ? new OtlpHttpTraceExporter() : new OtlpProtoTraceExporter();
+    processors.push(
+      new BatchSpanProcessor({
+        exporter,
+        maxQueueSize: positive('OTEL_BSP_MAX_QUEUE_SIZE'),
+        scheduledDelayMillis: positive('OTEL_BSP_SCHEDULE_DELAY'),
+        exportTimeoutMillis: positive('OTEL_BSP_EXPORT_TIMEOUT'),
+        maxExportBatchSize: positive('OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+      }),
+    );
+  }
+  return processors;
+}
+
+export function logRecordProcessorsFromEnv(): LogRecordProcessor[] {
+  const processors: LogRecordProcessor[] = [];
+  for (const name of exporterNames('OTEL_LOGS_EXPORTER')) {
+    if (name === 'console') {
+      processors.push(new SimpleLogRecordProcessor({ exporter: new ConsoleLogRecordExporter() }));
+      continue;
+    }
+    if (name !== 'otlp') {
+      diag.warn(`svc: unsupported OTEL_LOGS_EXPORTER value "${name}"; supported: otlp, console, none`);
+      continue;
+    }
+    const chosen = protocol('LOGS');
+    const exporter: LogRecordExporter =
+      chosen === 'grpc' ? new OtlpGrpcLogExporter() : chosen === 'http/protobuf' ? new OtlpProtoLogExporter() : new OtlpHttpLogExporter();
+    processors.push(
+      new BatchLogRecordProcessor({
+        exporter,
+        maxQueueSize: positive('OTEL_BLRP_MAX_QUEUE_SIZE'),
+        scheduledDelayMillis: positive('OTEL_BLRP_SCHEDULE_DELAY'),
+        exportTimeoutMillis: positive('OTEL_BLRP_EXPORT_TIMEOUT'),
+        maxExportBatchSize: positive('OTEL_BLRP_MAX_EXPORT_BATCH_SIZE'),
+      }),
+    );
+  }
+  return processors;
+}

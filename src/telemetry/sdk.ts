@@ -1,0 +1,40 @@
+/**
+ * The OpenTelemetry NodeSDK as svc starts it: auto-instrumentations, the Resource with topology,
+ * svc's span processor first and then the exporters the `OTEL_*` variables choose, and the log
+ * pipeline that carries svc's events. `OTEL_SDK_DISABLED=true` leaves the SDK off as usual.
+ */
+import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
+import { defaultResource, type Resource } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import { logRecordProcessorsFromEnv, spanProcessorsFromEnv } from './exporters-from-env.js';
+
+export interface TelemetryOptions {
+  readonly resource: Resource;
+  /** svc's own processors, run before the exporting ones so their attributes are exported. */
+  readonly spanProcessors: readonly SpanProcessor[];
+}
+
+export interface Telemetry {
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export function startTelemetry(options: TelemetryOptions): Telemetry {
+  const spanProcessors = [...options.spanProcessors, ...spanProcessorsFromEnv()];
+  const logRecordProcessors = logRecordProcessorsFromEnv();
+  const sdk = new NodeSDK({
+    resource: defaultResource().merge(options.resource),
+    instrumentations: [getNodeAutoInstrumentations()],
+    spanProcessors,
+    logRecordProcessors,
+  });
+  sdk.start();
+  let shutdown: Promise<void> | undefined;
+  return {
+    forceFlush: async () => {
+      await Promise.all([...spanProcessors, ...logRecordProcessors].map((p) => p.forceFlush()));
+    },
+    shutdown: () => (shutdown ??= sdk.shutdown()),
+  };
+}
