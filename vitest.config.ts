@@ -5,6 +5,5 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    globalSetup: ['test/support/compile-fixtures.ts'],
   },
 });

@@ -21,6 +21,10 @@ import { runAsOperation } from '../telemetry/operation-scope.js';
 import type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './decorator-options.js';
 import { decoratorRegistry } from './decorator-registry.js';
 
+// TC39 decorator metadata needs `Symbol.metadata`, which Node does not define yet; compiled
+// decorators use it when it exists at class definition, which follows this import.
+(Symbol as { metadata?: symbol }).metadata ??= Symbol.for('Symbol.metadata');
+
 /** Metadata keys, for reflect-metadata (legacy) and `context.metadata` (standard). */
 export const METADATA_KEYS = {
   observable: Symbol.for('svc.metadata.observable'),
@@ -96,9 +100,11 @@ function declareOperation(name: string, options: AgentOperationOptions, where: s
 }
 
 /**
- * Declares operation metadata on a method. Called inside an HTTP request, the method marks that
- * request's server span as this operation; called elsewhere, it runs in an internal span named
- * after the operation (`name`, else `Class.method`), so its spans are enriched too.
+ * Declares operation metadata on a method. With a web operation name (`GET /orders/{id}`), a call
+ * inside that HTTP request marks the request's server span as this operation; otherwise the
+ * method runs in an internal span named after the operation (`name`, else `Class.method`), so
+ * its spans are enriched too. A standard-decorated method without `name` is declared at its
+ * first call, since a TC39 method decorator does not see its class.
  */
 export function AgentOperation(options: AgentOperationOptions = {}): DualDecorator {
   return (target, keyOrContext, descriptor) => {

@@ -1,7 +1,9 @@
 /**
- * Runs a decorated method as an operation: inside an HTTP request it marks the request's server
- * span (found through OTel's RPC metadata) as this operation; elsewhere it starts an internal
- * span named after the operation. Does nothing extra while svc is not active.
+ * Runs a decorated method as an operation. An operation named like a web operation
+ * (`GET /orders/{id}`) called inside an HTTP request marks that request's server span (found
+ * through OTel's RPC metadata) as this operation; any other operation runs in an internal span
+ * named after it, so a service method called by a handler never takes over the request.
+ * Does nothing extra while svc is not active.
  */
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { getRPCMetadata } from '@opentelemetry/core';
@@ -9,6 +11,7 @@ import { decoratorRegistry } from '../metadata/decorator-registry.js';
 import { runtime } from '../runtime.js';
 
 const TRACER_NAME = '@svc/register';
+const WEB_OPERATION = /^[A-Z]+ \//;
 
 function endWithError(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));
@@ -19,7 +22,7 @@ function endWithError(span: Span, error: unknown): void {
 export function runAsOperation<T>(name: string, body: () => T): T {
   if (!runtime().active) return body();
   const spans = decoratorRegistry().operationOfSpan;
-  const request = getRPCMetadata(context.active());
+  const request = WEB_OPERATION.test(name) ? getRPCMetadata(context.active()) : undefined;
   if (request?.span) {
     spans.set(request.span, name);
     return body();
