@@ -18,7 +18,8 @@ export interface FileRead {
  * the default `./svc.yml` is optional.
  */
 export function readConfigFile(path: string, explicit: boolean, cwd: string): FileRead {
-  const shown = relative(cwd, path) || path;
+  const fromCwd = relative(cwd, path);
+  const shown = fromCwd && !fromCwd.startsWith('..') ? fromCwd : path;
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

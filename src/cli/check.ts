@@ -1,0 +1,46 @@
+/**
+ * `svc check [--config FILE] [-Dsvc.key=value ...]`: validates the configuration the preload would
+ * see here (properties, `SVC_*` env, the file) and prints every effective value with its source.
+ * Returns 1 when there are errors (for the user's own CI), 2 for a usage error, else 0.
+ */
+import { formatProblem } from '../config/config-source.js';
+import { loadConfig } from '../config/load-config.js';
+
+export const USAGE = `usage: svc check [--config FILE] [-Dsvc.<key>=<value> ...]
+
+  Validates svc configuration and prints each effective value with its source.
+  Exits 1 when the configuration has errors, 0 otherwise.`;
+
+function formatValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? `[${value.join(', ')}]` : String(value);
+}
+
+export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, out: (line: string) => void): number {
+  let configFile: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--config') {
+      configFile = args[++i];
+      if (!configFile) {
+        out('svc check: --config needs a file path');
+        return 2;
+      }
+    } else if (arg.startsWith('--config=')) configFile = arg.slice('--config='.length);
+    else if (arg.startsWith('-Dsvc.')) rest.push(arg);
+    else {
+      out(`svc check: unknown argument "${arg}"\n${USAGE}`);
+      return 2;
+    }
+  }
+  const { config, configFile: used } = loadConfig({ args: rest, env, cwd, configFile });
+  out(`config file: ${used}`);
+  for (const problem of config.problems) out(formatProblem(problem));
+  out('effective configuration:');
+  const entries = [...config.entries()].sort((a, b) => a.key.localeCompare(b.key));
+  const width = Math.max(...entries.map((e) => e.key.length)) + 4;
+  for (const entry of entries) out(`  ${`svc.${entry.key}`.padEnd(width)} ${formatValue(entry.value)}  (${entry.source.where})`);
+  const errors = config.errors().length;
+  out(errors ? `${errors} error(s)` : 'configuration is valid');
+  return errors ? 1 : 0;
+}

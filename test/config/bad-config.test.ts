@@ -1,0 +1,77 @@
+/**
+ * Bad configuration never stops the app: each problem is one line naming the key, the source and
+ * what is accepted, and the key falls back to its default.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatProblem } from '../../src/config/config-source.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { tempDir } from '../support/temp-dir.js';
+
+function load(files: Record<string, string>, args: string[] = [], env: Record<string, string> = {}) {
+  return loadConfig({ cwd: tempDir(files), args, env }).config;
+}
+
+describe('bad configuration', () => {
+  it('invalid YAML: names file:line, ignores the file, keeps the defaults', () => {
+    const config = load({ 'svc.yml': 'svc:\n  topology:\n    team: ok\n   tier: [critical\n' });
+    const [problem] = config.errors();
+    expect(formatProblem(problem!)).toMatch(/^svc config error: svc\.config\.file \(svc\.yml:\d+\): invalid YAML, file ignored: /);
+    expect(config.resolved('topology.team')).toMatchObject({ value: '', source: { kind: 'default' } });
+  });
+
+  it('a wrong type from env: names the variable and what is accepted, uses the default', () => {
+    const config = load({}, [], { SVC_BASELINES_ROLLING_WINDOW_SIZE: 'lots' });
+    expect(config.errors().map(formatProblem)).toEqual([
+      'svc config error: svc.baselines.rolling-window-size (SVC_BASELINES_ROLLING_WINDOW_SIZE): "lots" is not an integer; accepted: an integer >= 1; using the default 1000',
+    ]);
+    expect(config.get('baselines.rolling-window-size')).toBe(1000);
+  });
+
+  it('an unknown enum value from the file: lists the accepted values with file:line', () => {
+    const config = load({ 'svc.yml': 'topology:\n  tier: gold\n' });
+    expect(formatProblem(config.errors()[0]!)).toBe(
+      'svc config error: svc.topology.tier (svc.yml:2): "gold" is not an accepted value; accepted: one of critical, standard, internal, experimental; using the default "standard"',
+    );
+    expect(config.get('topology.tier')).toBe('standard');
+  });
+
+  it('an out-of-range rate from a -D argument: names the argument; the value counts as not configured', () => {
+    const arg = '-Dsvc.operations.[GET /a].expected-error-rate=1.5';
+    const config = load({}, [arg]);
+    expect(formatProblem(config.errors()[0]!)).toBe(
+      `svc config error: svc.operations.[GET /a].expected-error-rate (${arg}): 1.5 is out of range; accepted: a fraction from 0.0 to 1.0, or -1 for unset; ignored, as if not configured`,
+    );
+    expect(config.member('operations', 'GET /a', 'expected-error-rate')).toBeUndefined();
+  });
+
+  it('a bad value in a higher source does not revive a lower one', () => {
+    const config = load({ 'svc.yml': 'anomaly-detection:\n  z-score-threshold: 2.5\n' }, [], { SVC_ANOMALY_DETECTION_Z_SCORE_THRESHOLD: 'high' });
+    expect(config.get('anomaly-detection.z-score-threshold')).toBe(3);
+  });
+
+  it('unknown keys warn with a suggestion, in the file, in env and in -D', () => {
+    const config = load({ 'svc.yml': 'topology:\n  teem: x\nbaselines:\n  sorce: rolling\n' }, ['-Dsvc.anomaly-detection.enabeld=true'], { SVC_TOPOLGY_TEAM: 'x' });
+    const warnings = config.problems.filter((p) => p.level === 'warning').map(formatProblem);
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        'svc config warning: svc.topology.teem (svc.yml:2): unknown key "teem"; did you mean "team"?; ignored',
+        'svc config warning: svc.baselines.sorce (svc.yml:4): unknown key "sorce"; did you mean "source"?; ignored',
+        'svc config warning: SVC_TOPOLGY_TEAM (environment): unknown svc variable, ignored; did you mean SVC_TOPOLOGY_TEAM?',
+        'svc config warning: svc.anomaly-detection.enabeld (-Dsvc.anomaly-detection.enabeld=true): unknown key "enabeld"; did you mean "enabled"?; ignored',
+      ]),
+    );
+    expect(config.errors()).toEqual([]);
+  });
+
+  it('a dependency without a required field is reported and dropped whole', () => {
+    const config = load({ 'svc.yml': 'dependencies:\n  - name: ok\n    type: cache\n    criticality: optional\n  - name: broken\n    type: cache\n' });
+    expect(formatProblem(config.errors()[0]!)).toBe('svc config error: svc.dependencies[1] (svc.yml:5): missing required criticality; this entry is ignored');
+    expect(config.member('dependencies', 1, 'name')).toBeUndefined();
+    expect(config.member('dependencies', 0, 'name')?.value).toBe('ok');
+  });
+
+  it('a file that is not a mapping is ignored with an error', () => {
+    const config = load({ 'svc.yml': '- just\n- a list\n' });
+    expect(config.errors()[0]?.message).toContain('must hold a mapping');
+  });
+});

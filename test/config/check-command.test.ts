@@ -1,0 +1,40 @@
+/** `svc check`: prints effective values with sources and exits non-zero on errors. */
+import { describe, expect, it } from 'vitest';
+import { check } from '../../src/cli/check.js';
+import { tempDir } from '../support/temp-dir.js';
+
+function run(args: string[], files: Record<string, string> = {}, env: Record<string, string> = {}) {
+  const lines: string[] = [];
+  const code = check(args, env, tempDir(files), (line) => lines.push(line));
+  return { code, output: lines.join('\n') };
+}
+
+describe('svc check', () => {
+  it('prints each effective value with its source and exits 0 when valid', () => {
+    const { code, output } = run(['-Dsvc.enabled=false'], { 'svc.yml': 'topology:\n  team: payments\n' }, { SVC_TOPOLOGY_TIER: 'critical' });
+    expect(code).toBe(0);
+    expect(output).toMatch(/svc\.topology\.team\s+"payments"\s+\(svc\.yml:2\)/);
+    expect(output).toMatch(/svc\.topology\.tier\s+"critical"\s+\(SVC_TOPOLOGY_TIER\)/);
+    expect(output).toMatch(/svc\.enabled\s+false\s+\(-Dsvc\.enabled=false\)/);
+    expect(output).toMatch(/svc\.baselines\.source\s+"static"\s+\(default\)/);
+    expect(output).toContain('configuration is valid');
+  });
+
+  it('exits 1 and names the problem when the configuration has errors', () => {
+    const { code, output } = run(['--config', 'custom.yml'], { 'custom.yml': 'anomaly-detection:\n  z-score-threshold: -2\n' });
+    expect(code).toBe(1);
+    expect(output).toContain('svc config error: svc.anomaly-detection.z-score-threshold (custom.yml:2): -2 is out of range; accepted: a number > 0');
+    expect(output).toContain('1 error(s)');
+  });
+
+  it('warnings alone do not fail the check', () => {
+    const { code, output } = run([], { 'svc.yml': 'topolgy:\n  team: x\n' });
+    expect(code).toBe(0);
+    expect(output).toContain('unknown key "topolgy"; did you mean "topology"?');
+  });
+
+  it('exits 2 on a usage error', () => {
+    expect(run(['--frobnicate']).code).toBe(2);
+    expect(run(['--config']).code).toBe(2);
+  });
+});

@@ -1,0 +1,38 @@
+/** A broken configuration never stops the host app: it reports one line per problem and runs. */
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
+import { OtlpReceiver, SPAN_KIND } from '../support/otlp-receiver.js';
+import { tempDir } from '../support/temp-dir.js';
+
+let app: FixtureApp | undefined;
+const receiver = new OtlpReceiver();
+
+afterEach(async () => {
+  await app?.stop();
+  await receiver.stop();
+});
+
+it('runs with invalid YAML, a bad env value and a bad -D argument, on defaults', async () => {
+  const dir = tempDir({ 'broken.yml': 'svc:\n  topology:\n    team: [unclosed\n' });
+  app = await startFixture({
+    script: join(ROOT, 'fixtures', 'express-esm', 'app.mjs'),
+    cwd: dir,
+    otlpEndpoint: await receiver.start(),
+    env: { SVC_CONFIG_FILE: 'broken.yml', SVC_BASELINES_SOURCE: 'psychic', INVENTORY_PORT: '0' },
+    args: ['-Dsvc.mcp.port=99999'],
+  });
+  expect((await app.get('/orders/1')).status).toBe(200);
+
+  const lines = app.stderr().split('\n').filter((l) => l.startsWith('svc config'));
+  expect(lines).toHaveLength(3);
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(/^svc config error: svc\.config\.file \(broken\.yml:\d+\): invalid YAML, file ignored: /),
+      'svc config error: svc.baselines.source (SVC_BASELINES_SOURCE): "psychic" is not an accepted value; accepted: one of static, rolling; using the default "static"',
+      'svc config error: svc.mcp.port (-Dsvc.mcp.port=99999): 99999 is out of range; accepted: an integer from 0 to 65535; using the default 7070',
+    ]),
+  );
+  const span = await receiver.waitFor(() => receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === '/orders/1'));
+  expect(span.attributes).toMatchObject({ 'svc.operation.name': 'GET /orders/:id', 'svc.operation.escalation_level': 'auto_resolve' });
+});

@@ -1,0 +1,87 @@
+/**
+ * The span processor in a real TracerProvider: operation naming (route, template, span name),
+ * dependency matching by each identifying attribute, undeclared dependencies and their cap.
+ */
+import { SpanKind, type Attributes } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
+import { SvcSpanProcessor } from '../../src/telemetry/span-processor.js';
+import { newRegistry } from '../support/registry.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const YAML = `dependencies:
+  - { name: Orders-DB, type: database, criticality: required }
+  - { name: payments-api, type: rest_api, criticality: required, health-endpoint: "https://payments.internal/health" }
+  - { name: kafka, type: message_broker, criticality: degraded }
+  - { name: pricing.v1.Pricing, type: grpc, criticality: optional }
+operations:
+  GET /orders/{id}:
+    retryable: true
+  DELETE /carts/:cart:
+    idempotent: true
+limits:
+  max-dependencies: 2
+`;
+
+function harness(registry = newRegistry()) {
+  const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': YAML }), args: [], env: {} });
+  const overflow: number[] = [];
+  const processor = new SvcSpanProcessor({
+    metadata: new ServiceMetadata(config, registry),
+    deploymentAttributes: { 'svc.deployment.id': 'd-1' },
+    onDependencyOverflow: (n) => overflow.push(n),
+  });
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor({ exporter })] });
+  const tracer = provider.getTracer('test');
+  const span = (name: string, kind: SpanKind, attributes: Attributes) => {
+    tracer.startSpan(name, { kind, attributes }).end();
+    const finished = exporter.getFinishedSpans();
+    return finished[finished.length - 1]!.attributes;
+  };
+  return { span, overflow };
+}
+
+describe('server span operation names', () => {
+  const { span } = harness();
+  it('uses http.route, in the configured spelling when the shape matches', () => {
+    expect(span('GET /orders/:id', SpanKind.SERVER, { 'http.request.method': 'GET', 'http.route': '/orders/:id' })['svc.operation.name']).toBe('GET /orders/{id}');
+    expect(span('x', SpanKind.SERVER, { 'http.request.method': 'PUT', 'http.route': '/items/:id' })['svc.operation.name']).toBe('PUT /items/:id');
+  });
+  it('matches configured templates against url.path when there is no route', () => {
+    const attributes = span('DELETE', SpanKind.SERVER, { 'http.request.method': 'DELETE', 'url.path': '/carts/c-77' });
+    expect(attributes).toMatchObject({ 'svc.operation.name': 'DELETE /carts/:cart', 'svc.operation.idempotent': true });
+    expect(span('GET', SpanKind.SERVER, { 'http.request.method': 'GET', 'url.path': '/orders/1/items' })['svc.operation.name']).toBe('GET');
+  });
+  it('adds no operation attributes to plain internal spans, but the deployment to all', () => {
+    const attributes = span('middleware', SpanKind.INTERNAL, { 'http.route': '/orders/:id' });
+    expect(attributes).not.toHaveProperty('svc.operation.name');
+    expect(attributes['svc.deployment.id']).toBe('d-1');
+  });
+});
+
+describe('client span dependencies', () => {
+  it.each([
+    ['peer.service, case-insensitive', { 'peer.service': 'orders-db' }, 'Orders-DB'],
+    ['db.system.name', { 'db.system.name': 'orders-db' }, 'Orders-DB'],
+    ['db.namespace', { 'db.system.name': 'postgresql', 'db.namespace': 'Orders-DB' }, 'Orders-DB'],
+    ['messaging.system', { 'messaging.system': 'kafka' }, 'kafka'],
+    ['rpc.service', { 'rpc.service': 'pricing.v1.Pricing' }, 'pricing.v1.Pricing'],
+    ['health-endpoint host and port', { 'server.address': 'payments.internal', 'server.port': 443 }, 'payments-api'],
+  ])('matches a declared dependency by %s', (_how, attributes, expected) => {
+    const { span } = harness();
+    expect(span('call', SpanKind.CLIENT, attributes)).toMatchObject({ 'svc.dependency.name': expected, 'svc.dependency.declared': true });
+  });
+
+  it('names undeclared dependencies, caps them and reports the overflow', () => {
+    const { span, overflow } = harness();
+    expect(span('q', SpanKind.CLIENT, { 'db.system.name': 'redis', 'server.address': 'cache.local' })).toMatchObject({ 'svc.dependency.name': 'redis', 'svc.dependency.declared': false });
+    expect(span('GET', SpanKind.CLIENT, { 'server.address': 'api.example.com', 'server.port': 443 })['svc.dependency.name']).toBe('api.example.com:443');
+    expect(span('GET', SpanKind.CLIENT, { 'server.address': 'api.example.com', 'server.port': 443 })['svc.dependency.name']).toBe('api.example.com:443');
+    expect(overflow).toEqual([]);
+    expect(span('GET', SpanKind.CLIENT, { 'server.address': 'third.example.com', 'server.port': 80 })['svc.dependency.name']).toBe('undeclared-overflow');
+    expect(overflow).toEqual([1]);
+  });
+});
