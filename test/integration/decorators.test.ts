@@ -98,3 +98,18 @@ describe.each(['legacy', 'standard'])('%s decorators', (mode) => {
     expect(recorded[mode === 'legacy' ? 'standard' : 'legacy']).toBeNull();
   });
 });
+
+it('an app with its own SIGTERM handler keeps control of its exit, and svc still flushes', async () => {
+  const endpoint = await receiver.start();
+  app = await startFixture({
+    script: 'standard/dist/app.js',
+    cwd: join(ROOT, 'fixtures', 'decorators'),
+    otlpEndpoint: endpoint,
+    env: { INVENTORY_PORT: String(await freePort()), OTEL_BSP_SCHEDULE_DELAY: '60000' },
+  });
+  await app.get('/orders/z9');
+  const { code, signal } = await app.stop();
+  // The app's handler closes its servers and the process ends normally, as it would without svc.
+  expect({ code, signal }).toEqual({ code: 0, signal: null });
+  expect(receiver.spans.find((s) => s.attributes['url.path'] === '/orders/z9')?.attributes['svc.operation.name']).toBe('GET /orders/{id}');
+});

@@ -169,3 +169,22 @@ describe.each([
     expect(order.resource['service.name']).toBe(fixtureDir === 'commonjs' ? 'orders-commonjs' : 'orders-express-esm');
   });
 });
+
+describe('standard OTEL_* exporter choices', () => {
+  it('OTEL_TRACES_EXPORTER=console prints enriched spans; nothing goes to OTLP', async () => {
+    const fixture = await startWithInventory('http-plain', 'app.mjs', { env: { OTEL_TRACES_EXPORTER: 'console', OTEL_LOGS_EXPORTER: 'console' } });
+    await fixture.get('/orders/3');
+    await fixture.stop();
+    expect(fixture.stdout()).toContain("'svc.operation.name': 'GET /orders/{id}'");
+    expect(fixture.stdout()).toContain("eventName: 'svc.deployment.info'");
+    expect(receiver.spans).toEqual([]);
+  });
+
+  it('OTEL_TRACES_EXPORTER=none and OTEL_LOGS_EXPORTER=none export nothing and the app serves', async () => {
+    const fixture = await startWithInventory('http-plain', 'app.mjs', { env: { OTEL_TRACES_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' } });
+    expect((await fixture.get('/orders/3')).status).toBe(200);
+    await fixture.stop();
+    expect(receiver.spans).toEqual([]);
+    expect(receiver.logs).toEqual([]);
+  });
+});
