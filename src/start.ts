@@ -8,15 +8,15 @@ import { dirname, join, resolve } from 'node:path';
 import { formatProblem, type ConfigProblem } from './config/config-source.js';
 import { loadConfig, type LoadConfigOptions } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
+import { Engine } from './analysis/engine.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
 import { reportError } from './report-error.js';
 import { runtime } from './runtime.js';
-import { deploymentAttributes, deploymentFromConfig, emitDeploymentInfo, type DeploymentInfo } from './telemetry/deployment-info.js';
+import { deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo, type DeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
 import { startTelemetry } from './telemetry/sdk.js';
 import { installShutdownHooks } from './telemetry/shutdown-hooks.js';
-import { SvcSpanProcessor } from './telemetry/span-processor.js';
 import { TopologyResource } from './telemetry/topology-resource.js';
 
 /** Topology reaches the Resource at the first request, or this long after start. */
@@ -31,9 +31,19 @@ export interface StartOptions extends LoadConfigOptions {
 export interface Svc {
   readonly config: ResolvedConfig;
   readonly metadata: ServiceMetadata;
+  /** The analysis engine; undefined when svc.enabled=false. */
+  readonly engine: Engine | undefined;
   readonly deployment: DeploymentInfo;
   readonly enabled: boolean;
   shutdown(): Promise<void>;
+}
+
+/** `configuration loaded: 12 values from svc.yml:…, 2 from env, 1 from -D` for the change record. */
+function configurationDescription(config: ResolvedConfig): string {
+  const counts = new Map<string, number>();
+  for (const entry of config.entries()) if (entry.source.kind !== 'default') counts.set(entry.source.kind, (counts.get(entry.source.kind) ?? 0) + 1);
+  const parts = [...counts].map(([kind, count]) => `${count} from ${kind === 'property' ? '-D properties' : kind}`);
+  return `configuration loaded: ${parts.length ? parts.join(', ') : 'defaults only'}`;
 }
 
 function printProblem(problem: ConfigProblem): void {
@@ -93,27 +103,36 @@ function startOrThrow(options: StartOptions): Svc {
     }
   };
 
-  const processors = enabled
-    ? [new SvcSpanProcessor({ metadata, deploymentAttributes: deploymentAttributes(deployment), onFirstRequest: settleTopology })]
-    : [];
+  const events = new EventLog();
+  const engine = enabled
+    ? Engine.fromConfig(config, metadata, { emit: (name, severity, body) => events.emit(name, severity, body), report: (message) => process.stderr.write(`svc: ${message}\n`) })
+    : undefined;
+  const processors = engine ? [engine.createSpanProcessor(metadata, deploymentAttributes(deployment), settleTopology)] : [];
   const telemetry = startTelemetry({ resource: topology.resource, spanProcessors: processors });
   runtime().active = enabled;
+  runtime().engine = engine;
+  const stopHeapSampling = engine?.startHeapSampling(config.get<number>('patterns.heap-sample-interval'));
+  engine?.changes.record('deployment', deploymentDescription(deployment), deploymentEventBody(deployment), Date.parse(deployment.timestamp));
+  engine?.changes.record('config_change', configurationDescription(config), {}, Date.parse(deployment.timestamp));
 
   setTimeout(settleTopology, TOPOLOGY_SETTLE_MS).unref();
   process.once('beforeExit', settleTopology);
   const removeHooks = installShutdownHooks(telemetry, FLUSH_TIMEOUT_MS);
 
-  if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(new EventLog(), deployment);
+  if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
 
   return {
     config,
     metadata,
+    engine,
     deployment,
     enabled,
     async shutdown() {
       settleTopology();
       removeHooks();
+      stopHeapSampling?.();
       runtime().active = false;
+      runtime().engine = undefined;
       await telemetry.shutdown();
     },
   };

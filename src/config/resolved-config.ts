@@ -28,6 +28,12 @@ function groupOf(segments: readonly Segment[]): { prefix: string; member: Segmen
   return undefined;
 }
 
+/** A key's default, parsed by its type (defaults are written as a user would, `60s`). */
+function defaultOf(path: string): unknown {
+  const spec = SCHEMA.find((s) => s.path === path);
+  return spec?.default === undefined ? undefined : spec.type.parse(spec.default);
+}
+
 export class ResolvedConfig {
   private readonly values = new Map<string, ResolvedValue>();
   private readonly segmentsByKey = new Map<string, readonly Segment[]>();
@@ -101,7 +107,7 @@ export class ResolvedConfig {
   resolved<T>(path: string): ResolvedValue<T> {
     const found = this.values.get(path);
     if (found) return found as ResolvedValue<T>;
-    return { key: path, value: SCHEMA.find((s) => s.path === path)?.default as T, source: DEFAULT_SOURCE };
+    return { key: path, value: defaultOf(path) as T, source: DEFAULT_SOURCE };
   }
 
   /** User-chosen names under a named group, such as the operation names under `operations`. */
@@ -132,12 +138,19 @@ export class ResolvedConfig {
     return this.values.get(formatKey(segments)) as ResolvedValue<T> | undefined;
   }
 
+  /** A group member's configured value, else its key's default. */
+  memberOrDefault<T>(prefix: string, member: Segment, field: string): T {
+    const configured = this.member<T>(prefix, member, field);
+    if (configured) return configured.value;
+    return defaultOf(`${prefix}${typeof member === 'number' ? '[]' : '.*'}.${field}`) as T;
+  }
+
   /** Every configured value plus the defaults of scalar keys, for `svc check`. */
   *entries(): Iterable<ResolvedValue> {
     yield* this.values.values();
     for (const spec of SCHEMA) {
       if (spec.path.includes('*') || spec.path.includes('[]') || this.values.has(spec.path) || spec.default === undefined) continue;
-      yield { key: spec.path, value: spec.default, source: DEFAULT_SOURCE };
+      yield { key: spec.path, value: defaultOf(spec.path), source: DEFAULT_SOURCE };
     }
   }
 

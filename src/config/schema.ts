@@ -6,6 +6,7 @@
  * Paths are relative to the `svc.` prefix. `*` stands for a name chosen by the user (an
  * operation, profile, SLO, role, agent or token name); `[]` for an item of a list.
  */
+import { ANOMALY_MODES } from '../analysis/anomaly-detector.js';
 import {
   AGENT_TYPES,
   BASELINE_SOURCES,
@@ -28,6 +29,7 @@ import {
   sha256Type,
   stringType,
   type ValueType,
+  windowType,
 } from './value-types.js';
 
 export interface KeySpec {
@@ -86,9 +88,35 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'baselines.source', type: enumType(BASELINE_SOURCES), default: 'static', doc: 'static: from configuration; rolling: from live traffic' },
   { path: 'baselines.rolling-window-size', type: integerType(1), default: 1000, doc: 'Observations per sliding window' },
   { path: 'baselines.rolling-min-samples', type: integerType(1), default: 10, doc: 'Minimum samples before a rolling baseline is valid' },
+  { path: 'baselines.default-latency-p50', type: durationType, default: '100ms', doc: 'p50 of the default baseline, the last link of the chain static -> rolling -> default' },
+  { path: 'baselines.default-latency-p99', type: durationType, default: '1s', doc: 'p99 of the default baseline' },
+  { path: 'baselines.default-error-rate', type: fractionType(), default: 0.01, doc: 'Error rate of the default baseline' },
 
   { path: 'anomaly-detection.enabled', type: booleanType, default: true, doc: 'Detect anomalies by z-score and incident patterns' },
   { path: 'anomaly-detection.z-score-threshold', type: numberType(0, 1000, 'a number > 0'), default: 3.0, doc: 'Absolute z-score above which a latency is anomalous' },
+  { path: 'anomaly-detection.mode', type: enumType(ANOMALY_MODES), default: 'robust', doc: 'robust: z on log latency, events after `persistence` consecutive anomalies; zscore: the plain rule, every anomaly an event' },
+  { path: 'anomaly-detection.persistence', type: integerType(1), default: 3, doc: 'Consecutive anomalous spans of an operation before an event (robust mode)' },
+  { path: 'anomaly-detection.event-interval', type: durationType, default: '60s', doc: 'At most one svc.anomaly.detected per operation and pattern in this interval (the next one counts the suppressed)' },
+
+  { path: 'patterns.latency-degradation-factor', type: numberType(1, 1000, 'a number >= 1'), default: 2.0, doc: 'latency_degradation: recent latency (geometric mean) over baseline p50' },
+  { path: 'patterns.error-rate-spike-threshold', type: fractionType(), default: 0.25, doc: 'error_rate_spike: recent error rate above the baseline error rate by more than this' },
+  { path: 'patterns.cascade-dependency-count', type: integerType(1), default: 2, doc: 'cascade_failure: distinct failing dependencies within the cascade window' },
+  { path: 'patterns.recent-window-size', type: integerType(5), default: 20, doc: 'Requests per operation the pattern checks look back on' },
+  { path: 'patterns.cascade-window', type: durationType, default: '60s', doc: 'cascade_failure: how recent a dependency failure must be' },
+  { path: 'patterns.memory-leak-slope-mb-per-minute', type: numberType(0, 1e6, 'a number >= 0'), default: 1, doc: 'memory_leak: heap growth (least-squares slope) that counts as a leak' },
+  { path: 'patterns.memory-leak-min-r2', type: fractionType(), default: 0.8, doc: 'memory_leak: how steady the growth must be (R squared of the fit)' },
+  { path: 'patterns.heap-sample-interval', type: durationType, default: '10s', doc: 'memory_leak: how often the heap size is sampled' },
+  { path: 'patterns.herd-window', type: durationType, default: '60s', doc: 'thundering_herd: how long after a recovery a spike counts' },
+  { path: 'patterns.herd-rate-multiplier', type: numberType(1, 1000, 'a number >= 1'), default: 3, doc: 'thundering_herd: last 5 s of requests over the usual 5 s' },
+  { path: 'patterns.cold-start-window', type: durationType, default: '60s', doc: 'cold_start: how long a process counts as fresh' },
+  { path: 'patterns.cold-start-factor', type: numberType(1, 1000, 'a number >= 1'), default: 3, doc: "cold_start: first requests slower than this x the operation's static p50" },
+  { path: 'patterns.cold-start-latency', type: durationType, default: '500ms', doc: 'cold_start: the limit for operations without a static p50' },
+
+  { path: 'dependency-health.degraded-error-rate', type: fractionType(), default: 0.1, doc: 'Error rate at which a dependency becomes degraded (left below half of it)' },
+  { path: 'dependency-health.unhealthy-error-rate', type: fractionType(), default: 0.5, doc: 'Error rate at which a dependency becomes unhealthy (left below half of it)' },
+  { path: 'dependency-health.window-size', type: integerType(1), default: 20, doc: 'Calls per dependency the error rate is measured over' },
+  { path: 'dependency-health.window', type: durationType, default: '60s', doc: 'Calls older than this do not count' },
+  { path: 'dependency-health.min-calls', type: integerType(1), default: 5, doc: 'Calls needed before the state can change' },
 
   { path: 'deployment.emit-on-startup', type: booleanType, default: true, doc: 'Emit svc.deployment.info at startup' },
   { path: 'deployment.version', type: stringType, default: '', doc: 'Application version' },
@@ -100,6 +128,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'slos.*.target', type: fractionType(), required: true, doc: 'Target as a fraction (99.9% is 0.999)' },
   { path: 'slos.*.type', type: enumType(['AVAILABILITY', 'LATENCY_P99'] as const), default: 'AVAILABILITY', doc: 'AVAILABILITY or LATENCY_P99' },
   { path: 'slos.*.latency-threshold', type: durationType, doc: "LATENCY_P99 threshold; default is the operation's expected-latency-p99" },
+  { path: 'slos.*.window', type: windowType, default: '30d', doc: 'Rolling window the budget is measured over' },
 
   { path: 'agent-roles.*', type: enumListType(PERMISSIONS), doc: 'A role and its permissions (adds to or replaces the built-in observer, diagnostician, operator, admin)' },
 
@@ -121,6 +150,8 @@ export const SCHEMA: readonly KeySpec[] = [
 
   { path: 'limits.max-operations', type: integerType(1), default: 1000, doc: 'Distinct operations tracked; more are counted as overflow' },
   { path: 'limits.max-dependencies', type: integerType(1), default: 200, doc: 'Distinct dependencies (declared and undeclared) tracked' },
+  { path: 'limits.history-minutes', type: integerType(60), default: 60, doc: 'Minutes of per-operation history kept for trend analysis' },
+  { path: 'limits.max-changes', type: integerType(1), default: 200, doc: 'Deployment and config-change entries kept' },
 ];
 
 const BY_PATH = new Map(SCHEMA.map((spec) => [spec.path, spec]));

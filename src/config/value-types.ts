@@ -98,6 +98,19 @@ export const durationType: ValueType<number> = {
   },
 };
 
+const LONG_DURATION = /^\s*(\d+(?:\.\d+)?)\s*(m|h|d)\s*$/;
+const LONG_UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A time window with suffix m, h or d (for example 30d), in milliseconds. */
+export const windowType: ValueType<number> = {
+  accepts: 'a time window with suffix m, h or d (for example 90m, 6h, 30d)',
+  parse(raw) {
+    const match = typeof raw === 'string' ? LONG_DURATION.exec(raw) : null;
+    if (!match || Number(match[1]) <= 0) throw new ValueError(`${describe(raw)} is not a time window`);
+    return Number(match[1]) * LONG_UNIT_MS[match[2]!]!;
+  },
+};
+
 /**
  * A case-insensitive choice. `aliases` maps extra accepted spellings to a canonical value
  * (for example `sync` to `synchronous`).

@@ -54,6 +54,20 @@ export const DEPLOYMENT = {
   timestamp: 'svc.deployment.timestamp',
 } as const;
 
+export const ANOMALY = {
+  detected: 'svc.anomaly.detected',
+  pattern: 'svc.anomaly.pattern',
+  score: 'svc.anomaly.score',
+  latencyZScore: 'svc.anomaly.latency_z_score',
+} as const;
+
+export const SLO = {
+  name: 'svc.slo.name',
+  target: 'svc.slo.target',
+  budgetRemaining: 'svc.slo.budget_remaining',
+  burnRate: 'svc.slo.burn_rate',
+} as const;
+
 export const EVENT_NAME = 'event.name';
 
 /** Attributes of other instrumentations that svc reads (stable HTTP, DB, messaging, RPC conventions). */

@@ -49,6 +49,12 @@ export function deploymentAttributes(info: DeploymentInfo): Attributes {
   return Object.freeze(attributes);
 }
 
+/** One line for change tracking: `version 2.4.1 (was 2.4.0, rolling, commit 9f8e7d6)`. */
+export function deploymentDescription(info: DeploymentInfo): string {
+  const details = [info.previousVersion && `was ${info.previousVersion}`, info.strategy, info.commitSha && `commit ${info.commitSha}`].filter(Boolean);
+  return `${info.version ? `version ${info.version}` : 'unversioned start'}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
 export function emitDeploymentInfo(events: EventLog, info: DeploymentInfo): void {
   events.emit('svc.deployment.info', 'INFO', deploymentEventBody(info));
 }

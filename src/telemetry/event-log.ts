@@ -8,6 +8,9 @@ import { EVENT_NAME } from './attribute-names.js';
 
 export type EventSeverity = 'INFO' | 'WARN' | 'ERROR';
 
+/** How analysis components hand an event to the log pipeline (`EventLog.emit`, or a test's collector). */
+export type EmitEvent = (name: string, severity: EventSeverity, body: Record<string, AnyValue>) => void;
+
 const SEVERITY_NUMBER: Record<EventSeverity, SeverityNumber> = {
   INFO: SeverityNumber.INFO,
   WARN: SeverityNumber.WARN,

@@ -7,7 +7,7 @@
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
  * few map lookups and one `setAttributes`. Nothing here throws into the host.
  */
-import { SpanKind, type Attributes, type Context } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, type Attributes, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { OperationMetadata } from '../metadata/operation-catalog.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
@@ -16,16 +16,30 @@ import { BASELINE, OPERATION } from './attribute-names.js';
 import { DependencyMatcher } from './dependency-matcher.js';
 import { OperationNamer } from './operation-naming.js';
 
+/** What the analysis engine receives from the processor; it may write attributes on the span. */
+export interface SpanAnalysis {
+  observeOperation(span: Span, operation: OperationMetadata, latencyMs: number, isError: boolean): void;
+  observeDependency(dependency: string, latencyMs: number, isError: boolean): void;
+}
+
 export interface SvcSpanProcessorOptions {
   readonly metadata: ServiceMetadata;
   readonly deploymentAttributes: Attributes;
+  readonly analysis?: SpanAnalysis;
+  /** Put the configured static baseline on operation spans (baselines.source static). Default true. */
+  readonly staticBaselineAttributes?: boolean;
   /** Reports when more undeclared dependencies appear than `limits.max-dependencies`. */
   readonly onDependencyOverflow?: (count: number) => void;
   /** Called once when the first server span starts: the app is initialised and serving. */
   readonly onFirstRequest?: () => void;
 }
 
-export function operationAttributes(metadata: OperationMetadata): Attributes {
+function durationMs(span: Span): number {
+  const [seconds, nanos] = span.duration;
+  return seconds * 1000 + nanos / 1e6;
+}
+
+export function operationAttributes(metadata: OperationMetadata, staticBaseline = true): Attributes {
   const attributes: Attributes = {
     [OPERATION.name]: metadata.name,
     [OPERATION.retryable]: metadata.retryable,
@@ -37,6 +51,7 @@ export function operationAttributes(metadata: OperationMetadata): Attributes {
   if (metadata.profile) attributes[OPERATION.profile] = metadata.profile;
   if (metadata.runbookUrl) attributes[OPERATION.runbookUrl] = metadata.runbookUrl;
   if (metadata.fallbackDescription) attributes[OPERATION.fallbackDescription] = metadata.fallbackDescription;
+  if (!staticBaseline) return Object.freeze(attributes);
   const hasBaseline = metadata.expectedLatencyP50Ms !== undefined || metadata.expectedLatencyP99Ms !== undefined || metadata.expectedErrorRate !== undefined;
   if (metadata.expectedLatencyP50Ms !== undefined) attributes[BASELINE.latencyP50Ms] = metadata.expectedLatencyP50Ms;
   if (metadata.expectedLatencyP99Ms !== undefined) attributes[BASELINE.latencyP99Ms] = metadata.expectedLatencyP99Ms;
@@ -81,28 +96,34 @@ export class SvcSpanProcessor implements SpanProcessor {
   async shutdown(): Promise<void> {}
 
   private enrich(span: Span): void {
-    const { metadata, deploymentAttributes } = this.options;
+    const { metadata, deploymentAttributes, analysis } = this.options;
     this.rebuildIfDeclared();
     switch (span.kind) {
       case SpanKind.SERVER: {
         const name = this.namer.nameServerSpan(span.attributes, span.name);
-        const handler = metadata.decorators.operationOfSpan.get(span);
-        span.setAttributes(this.cachedAttributes(metadata.operations.resolve(name, handler)));
+        this.enrichOperation(span, metadata.operations.resolve(name, metadata.decorators.operationOfSpan.get(span)));
         break;
       }
       case SpanKind.INTERNAL: {
         const name = metadata.decorators.operationOfSpan.get(span);
-        if (name !== undefined) span.setAttributes(this.cachedAttributes(metadata.operations.resolve(name)));
+        if (name !== undefined) this.enrichOperation(span, metadata.operations.resolve(name));
         break;
       }
       case SpanKind.CLIENT:
       case SpanKind.PRODUCER: {
         const dependency = this.dependencies.match(span.attributes);
-        if (dependency) span.setAttributes(dependency.attributes);
+        if (!dependency) break;
+        span.setAttributes(dependency.attributes);
+        analysis?.observeDependency(dependency.name, durationMs(span), span.status.code === SpanStatusCode.ERROR);
         break;
       }
     }
     span.setAttributes(deploymentAttributes);
+  }
+
+  private enrichOperation(span: Span, operation: OperationMetadata): void {
+    span.setAttributes(this.cachedAttributes(operation));
+    this.options.analysis?.observeOperation(span, operation, durationMs(span), span.status.code === SpanStatusCode.ERROR);
   }
 
   /** Decorators declare operations and dependencies while the app loads; naming follows them. */
@@ -117,7 +138,7 @@ export class SvcSpanProcessor implements SpanProcessor {
 
   private cachedAttributes(metadata: OperationMetadata): Attributes {
     let attributes = this.attributesOf.get(metadata);
-    if (!attributes) this.attributesOf.set(metadata, (attributes = operationAttributes(metadata)));
+    if (!attributes) this.attributesOf.set(metadata, (attributes = operationAttributes(metadata, this.options.staticBaselineAttributes ?? true)));
     return attributes;
   }
 }

@@ -1,0 +1,68 @@
+/**
+ * Latency anomalies by z-score against the operation's rolling baseline.
+ *
+ * - `zscore` mode is the spec's plain rule: z = (latency - mean) / stddev, anomalous when
+ *   |z| > threshold, and every anomalous span is worth an event.
+ * - `robust` mode (the default) takes z on log latency, which suits the heavy right tail of
+ *   real latencies, and calls a detection sustained (worth an event or an incident) only after
+ *   `persistence` consecutive anomalous spans of the operation. Single outliers still get the
+ *   span attributes, but never an event. bench/false-positives.mjs measures both modes.
+ *
+ * In both modes anomaly_score = min(1, |z| / 4).
+ */
+import { BoundedMap } from './bounded-map.js';
+import type { WindowStats } from './rolling-window.js';
+
+export type AnomalyMode = 'robust' | 'zscore';
+export const ANOMALY_MODES = ['robust', 'zscore'] as const;
+
+export interface AnomalyDetectorOptions {
+  readonly mode?: AnomalyMode;
+  readonly threshold?: number;
+  /** Consecutive anomalous spans before a detection is sustained (robust mode). */
+  readonly persistence?: number;
+  readonly maxOperations?: number;
+}
+
+export interface Anomaly {
+  /** Standard deviations from the baseline: of latency (zscore mode) or of log latency (robust mode). */
+  readonly zScore: number;
+  readonly score: number;
+  /** Worth an event or an incident, not only a span attribute. */
+  readonly sustained: boolean;
+}
+
+const SCORE_NORMALIZER = 4;
+const MIN_STDDEV = 1e-9;
+const MIN_LOG_LATENCY_MS = 0.001;
+
+export class AnomalyDetector {
+  readonly mode: AnomalyMode;
+  readonly threshold: number;
+  readonly persistence: number;
+  private readonly runs: BoundedMap<string, { length: number }>;
+
+  constructor(options: AnomalyDetectorOptions = {}) {
+    this.mode = options.mode ?? 'robust';
+    this.threshold = options.threshold ?? 3;
+    this.persistence = this.mode === 'robust' ? Math.max(1, options.persistence ?? 3) : 1;
+    this.runs = new BoundedMap(options.maxOperations ?? 1000);
+  }
+
+  /** Checks a span's latency against the baseline statistics taken before it was recorded. */
+  check(operation: string, latencyMs: number, stats: WindowStats | undefined): Anomaly | undefined {
+    if (!stats) return undefined;
+    const zScore =
+      this.mode === 'zscore'
+        ? (latencyMs - stats.mean) / Math.max(stats.stddev, MIN_STDDEV)
+        : (Math.log(Math.max(latencyMs, MIN_LOG_LATENCY_MS)) - stats.logMean) / Math.max(stats.logStddev, MIN_STDDEV);
+    const anomalous = Math.abs(zScore) > this.threshold;
+    const run = this.persistence > 1 ? this.runs.getOrCreate(operation, () => ({ length: 0 })) : undefined;
+    if (!anomalous) {
+      if (run) run.length = 0;
+      return undefined;
+    }
+    const length = run ? ++run.length : 1;
+    return { zScore, score: Math.min(1, Math.abs(zScore) / SCORE_NORMALIZER), sustained: length >= this.persistence };
+  }
+}

@@ -1,0 +1,68 @@
+/** Baselines: what normal looks like for an operation. */
+
+/** The static baseline record: latency P50, latency P99 (ms) and error rate, in that order. */
+export interface Baseline {
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  readonly errorRate: number;
+}
+
+export type Confidence = 'LOW' | 'MEDIUM' | 'HIGH';
+
+/** A rolling snapshot of one operation's live traffic. */
+export interface BaselineSnapshot {
+  readonly p50: number;
+  readonly p99: number;
+  readonly mean: number;
+  readonly stddev: number;
+  readonly errorRate: number;
+  readonly sampleCount: number;
+  readonly confidence: Confidence;
+}
+
+/** Returns an operation's baseline, or undefined when it has none. */
+export interface BaselineProvider {
+  getBaseline(operation: string): Baseline | undefined;
+}
+
+/**
+ * Confidence grows with the sample count: fewer than 30 samples is LOW, fewer than 100 MEDIUM
+ * (a p99 needs about 100 samples to be observed at all), otherwise HIGH.
+ */
+export function confidenceOf(sampleCount: number): Confidence {
+  return sampleCount < 30 ? 'LOW' : sampleCount < 100 ? 'MEDIUM' : 'HIGH';
+}
+
+export class StaticBaselineProvider implements BaselineProvider {
+  private readonly baselines: ReadonlyMap<string, Baseline>;
+
+  constructor(baselines: ReadonlyMap<string, Baseline> | Record<string, Baseline>) {
+    this.baselines = baselines instanceof Map ? baselines : new Map(Object.entries(baselines));
+  }
+
+  getBaseline(operation: string): Baseline | undefined {
+    return this.baselines.get(operation);
+  }
+}
+
+/** The same baseline for every operation: the last link of the composite chain. */
+export class DefaultBaselineProvider implements BaselineProvider {
+  constructor(private readonly baseline: Baseline) {}
+
+  getBaseline(): Baseline {
+    return this.baseline;
+  }
+}
+
+/** Asks each provider in order and returns the first baseline found. */
+export class CompositeBaselineProvider implements BaselineProvider {
+  constructor(private readonly providers: readonly BaselineProvider[]) {}
+
+  getBaseline(operation: string): Baseline | undefined {
+    for (const provider of this.providers) {
+      const baseline = provider.getBaseline(operation);
+      if (baseline) return baseline;
+    }
+    return undefined;
+  }
+}

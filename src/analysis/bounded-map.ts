@@ -1,0 +1,51 @@
+/**
+ * A Map that holds at most `capacity` keys: a key beyond that is not stored, and the overflow is
+ * counted and reported once. Used for everything keyed by operation or dependency name.
+ */
+export class BoundedMap<K, V> {
+  private readonly entries = new Map<K, V>();
+  private overflowCount = 0;
+
+  constructor(
+    readonly capacity: number,
+    private readonly onFirstOverflow: (capacity: number) => void = () => {},
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Keys refused because the map was full. */
+  get overflow(): number {
+    return this.overflowCount;
+  }
+
+  get(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** The value for `key`, created with `create` if there is room; undefined when full. */
+  getOrCreate(key: K, create: () => V): V | undefined {
+    let value = this.entries.get(key);
+    if (value !== undefined) return value;
+    if (this.entries.size >= this.capacity) {
+      if (this.overflowCount++ === 0) this.onFirstOverflow(this.capacity);
+      return undefined;
+    }
+    value = create();
+    this.entries.set(key, value);
+    return value;
+  }
+
+  delete(key: K): boolean {
+    return this.entries.delete(key);
+  }
+
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
+  }
+
+  [Symbol.iterator](): IterableIterator<[K, V]> {
+    return this.entries[Symbol.iterator]();
+  }
+}

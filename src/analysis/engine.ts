@@ -1,0 +1,350 @@
+/**
+ * The analysis engine: turns each finished span into operational knowledge, in-process.
+ *
+ * Per operation span (in the processor's `onEnding`, O(1) amortised): z-score check against the
+ * rolling baseline taken before the span is recorded, pattern detection, then recording into the
+ * rolling baseline, health history and SLOs; anomaly and SLO attributes are written on the span.
+ * Per client span: dependency health and the cascade pattern's failure record.
+ * Events go out through the log pipeline: anomalies rate-limited per operation and pattern, SLO
+ * alerts once per crossing, dependency and breaker changes on every change.
+ *
+ * An Engine can be assembled by hand (every component is optional) or from configuration with
+ * `Engine.fromConfig`, which is what the preload does.
+ */
+import type { Attributes } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/sdk-trace';
+import type { ResolvedConfig } from '../config/resolved-config.js';
+import type { OperationCatalog, OperationMetadata } from '../metadata/operation-catalog.js';
+import type { ServiceMetadata } from '../metadata/service-metadata.js';
+import { ANOMALY, BASELINE, SLO } from '../telemetry/attribute-names.js';
+import type { EmitEvent } from '../telemetry/event-log.js';
+import { SvcSpanProcessor, type SpanAnalysis } from '../telemetry/span-processor.js';
+import { AnomalyDetector, type AnomalyMode } from './anomaly-detector.js';
+import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
+import { BoundedMap } from './bounded-map.js';
+import { ChangeTracker } from './change-tracker.js';
+import { CircuitBreakers } from './circuit-breakers.js';
+import { systemClock, type Clock } from './clock.js';
+import { DependencyHealth } from './dependency-health.js';
+import { HealthAggregator, type HealthAggregatorOptions, type HealthSummary } from './health-aggregator.js';
+import { PATTERN_DESCRIPTIONS, PatternMatcher, type IncidentPattern } from './pattern-matcher.js';
+import { RollingBaselineProvider } from './rolling-baseline-provider.js';
+import { SloTracker, type SloAlert, type SloDefinition, type SloType } from './slo-tracker.js';
+
+export interface EngineOptions {
+  readonly clock?: Clock;
+  /** Receives svc's events; default: dropped (the preload passes the OTel log pipeline). */
+  readonly emit?: EmitEvent;
+  /** A name, or a function for names that decorators may still declare. */
+  readonly serviceName?: string | (() => string);
+  /** Static baselines keyed by operation name, or any provider. */
+  readonly staticBaselines?: ReadonlyMap<string, Baseline> | BaselineProvider;
+  readonly rollingBaselines?: RollingBaselineProvider;
+  readonly patternMatcher?: PatternMatcher;
+  readonly sloTracker?: SloTracker;
+  readonly dependencyHealth?: DependencyHealth;
+  readonly circuitBreakers?: CircuitBreakers;
+  readonly changes?: ChangeTracker;
+  readonly defaultBaseline?: Baseline;
+  /** Which baseline spans carry and the chain tries first. Default static. */
+  readonly baselineSource?: 'static' | 'rolling';
+  readonly anomalyDetection?: {
+    readonly enabled?: boolean;
+    readonly mode?: AnomalyMode;
+    readonly threshold?: number;
+    readonly persistence?: number;
+    readonly eventIntervalMs?: number;
+  };
+  readonly maxOperations?: number;
+  readonly historyMinutes?: number;
+  /** Criticality of declared dependencies, for the service status. */
+  readonly criticalityOf?: HealthAggregatorOptions['criticalityOf'];
+  /** Told once when a bounded map is full (operations or dependencies beyond the limits). */
+  readonly onOverflow?: (what: string, capacity: number) => void;
+}
+
+const DEFAULT_BASELINE: Baseline = { latencyP50Ms: 100, latencyP99Ms: 1000, errorRate: 0.01 };
+const SNAPSHOT_REFRESH_MS = 1000;
+const SLO_SEVERITY = { INFO: 'INFO', WARNING: 'WARN', CRITICAL: 'ERROR' } as const;
+
+/** What a detection says, for listeners such as the incident tracker. */
+export interface Detection {
+  readonly operation: string;
+  readonly latencyMs: number;
+  readonly isError: boolean;
+  readonly zScore: number | undefined;
+  readonly anomalyScore: number | undefined;
+  readonly patterns: readonly IncidentPattern[];
+  readonly timestamp: number;
+}
+
+export class Engine implements SpanAnalysis {
+  readonly clock: Clock;
+  readonly rollingBaselines: RollingBaselineProvider;
+  readonly staticBaselines: BaselineProvider;
+  readonly baselines: BaselineProvider;
+  readonly patternMatcher: PatternMatcher;
+  readonly sloTracker: SloTracker;
+  readonly health: HealthAggregator;
+  readonly dependencyHealth: DependencyHealth;
+  readonly circuitBreakers: CircuitBreakers;
+  readonly changes: ChangeTracker;
+  readonly anomalyDetector: AnomalyDetector;
+  private readonly serviceNameOf: () => string;
+  private readonly emit: EmitEvent;
+  private readonly anomalyEnabled: boolean;
+  private readonly eventIntervalMs: number;
+  private readonly baselineSource: 'static' | 'rolling';
+  private readonly snapshots: BoundedMap<string, { snapshot: BaselineSnapshot | undefined; at: number; attributes: Attributes | undefined }>;
+  private readonly lastEvent: BoundedMap<string, { at: number; suppressed: number }>;
+  private readonly detectionListeners: ((detection: Detection) => void)[] = [];
+
+  constructor(options: EngineOptions = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.emit = options.emit ?? (() => {});
+    const name = options.serviceName ?? 'unknown_service:node';
+    this.serviceNameOf = typeof name === 'function' ? name : () => name;
+    const maxOperations = options.maxOperations ?? 1000;
+    const overflow = (what: string) => (capacity: number) => options.onOverflow?.(what, capacity);
+    this.rollingBaselines = options.rollingBaselines ?? new RollingBaselineProvider(1000, 10, maxOperations, overflow('operations'));
+    const provided = options.staticBaselines;
+    this.staticBaselines = provided === undefined ? new StaticBaselineProvider(new Map()) : 'getBaseline' in provided ? provided : new StaticBaselineProvider(provided);
+    this.baselineSource = options.baselineSource ?? 'static';
+    const chain = this.baselineSource === 'rolling' ? [this.rollingBaselines, this.staticBaselines] : [this.staticBaselines, this.rollingBaselines];
+    this.baselines = new CompositeBaselineProvider([...chain, new DefaultBaselineProvider(options.defaultBaseline ?? DEFAULT_BASELINE)]);
+    this.patternMatcher = options.patternMatcher ?? new PatternMatcher(undefined, undefined, undefined, { clock: this.clock, staticBaselines: this.staticBaselines, maxOperations });
+    this.sloTracker = options.sloTracker ?? new SloTracker(this.clock);
+    this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock, emit: this.emit, onRecovery: () => this.patternMatcher.recordRecovery() });
+    this.circuitBreakers = options.circuitBreakers ?? new CircuitBreakers(this.emit, () => this.clock.now());
+    this.changes = options.changes ?? new ChangeTracker(this.clock);
+    this.health = new HealthAggregator(this.baselines, this.sloTracker, {
+      clock: this.clock,
+      dependencyHealth: this.dependencyHealth,
+      circuitBreakers: this.circuitBreakers,
+      criticalityOf: options.criticalityOf,
+      historyMinutes: options.historyMinutes,
+      maxOperations,
+      onOverflow: overflow('operation history'),
+    });
+    const anomaly = options.anomalyDetection ?? {};
+    this.anomalyEnabled = anomaly.enabled ?? true;
+    this.eventIntervalMs = anomaly.eventIntervalMs ?? 60_000;
+    this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, maxOperations });
+    this.snapshots = new BoundedMap(maxOperations);
+    this.lastEvent = new BoundedMap(maxOperations * 4);
+  }
+
+  /** The span processor to register with the tracing SDK: naming, enrichment and this analysis. */
+  createSpanProcessor(metadata: ServiceMetadata, deploymentAttributes: Attributes = {}, onFirstRequest?: () => void): SvcSpanProcessor {
+    return new SvcSpanProcessor({ metadata, deploymentAttributes, onFirstRequest, analysis: this, staticBaselineAttributes: this.baselineSource === 'static' });
+  }
+
+  /** Called for every detection (anomaly sustained or pattern), before its event is rate-limited. */
+  onDetection(listener: (detection: Detection) => void): void {
+    this.detectionListeners.push(listener);
+  }
+
+  observeOperation(span: Span, metadata: OperationMetadata, latencyMs: number, isError: boolean): void {
+    this.observe(metadata.name, latencyMs, isError, span);
+  }
+
+  /** The analysis of one operation observation; `span` receives the attributes when given. */
+  observe(operation: string, latencyMs: number, isError: boolean, span?: Span): void {
+    const cached = this.snapshot(operation);
+    if (this.anomalyEnabled) {
+      const anomaly = this.anomalyDetector.check(operation, latencyMs, this.rollingBaselines.stats(operation));
+      const patterns = this.patternMatcher.detectPatterns(operation, latencyMs, isError, cached.snapshot);
+      if (anomaly || patterns.length) {
+        span?.setAttributes({
+          [ANOMALY.detected]: true,
+          [ANOMALY.score]: anomaly?.score ?? 1,
+          ...(anomaly && { [ANOMALY.latencyZScore]: anomaly.zScore }),
+          ...(patterns.length && { [ANOMALY.pattern]: patterns.join(',') }),
+        });
+        const sustained = anomaly?.sustained ?? false;
+        if (sustained || patterns.length) this.detected(operation, latencyMs, isError, sustained ? anomaly : undefined, patterns);
+      }
+    }
+    if (cached.attributes) span?.setAttributes(cached.attributes);
+    this.rollingBaselines.record(operation, latencyMs, isError);
+    this.health.recordSpan(operation, latencyMs, isError);
+    if (this.sloTracker.hasSlo(operation)) {
+      this.sloTracker.record(operation, latencyMs, isError);
+      const [name] = this.sloTracker.namesFor(operation);
+      const budget = this.sloTracker.budgetOf(name!)!;
+      span?.setAttributes({ [SLO.name]: name!, [SLO.target]: budget.target, [SLO.budgetRemaining]: budget.budgetRemaining, [SLO.burnRate]: budget.burnRate });
+      for (const alert of this.sloTracker.checkAlerts()) this.emitSloAlert(alert);
+    }
+  }
+
+  observeDependency(dependency: string, latencyMs: number, isError: boolean): void {
+    if (isError) this.patternMatcher.recordDependencyError(dependency);
+    this.health.recordDependencyCall(dependency, latencyMs, isError);
+  }
+
+  get serviceName(): string {
+    return this.serviceNameOf();
+  }
+
+  healthSummary(): HealthSummary {
+    return this.health.getHealthSummary(this.serviceNameOf());
+  }
+
+  /** Samples the heap for the memory-leak pattern every `intervalMs`; returns a stop function. */
+  startHeapSampling(intervalMs: number, heapUsed: () => number = () => process.memoryUsage().heapUsed): () => void {
+    const timer = setInterval(() => this.patternMatcher.recordHeapSample(heapUsed()), intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private snapshot(operation: string): { snapshot: BaselineSnapshot | undefined; attributes: Attributes | undefined } {
+    const now = this.clock.now();
+    const entry = this.snapshots.getOrCreate(operation, () => ({ snapshot: undefined, at: Number.NEGATIVE_INFINITY, attributes: undefined }));
+    if (!entry) return { snapshot: this.rollingBaselines.getSnapshot(operation), attributes: undefined };
+    if (now - entry.at >= SNAPSHOT_REFRESH_MS) {
+      entry.at = now;
+      entry.snapshot = this.rollingBaselines.getSnapshot(operation);
+      entry.attributes =
+        this.baselineSource === 'rolling' && entry.snapshot
+          ? Object.freeze({ [BASELINE.latencyP50Ms]: entry.snapshot.p50, [BASELINE.latencyP99Ms]: entry.snapshot.p99, [BASELINE.errorRate]: entry.snapshot.errorRate, [BASELINE.source]: 'rolling' })
+          : undefined;
+    }
+    return entry;
+  }
+
+  private detected(operation: string, latencyMs: number, isError: boolean, anomaly: { zScore: number; score: number } | undefined, patterns: readonly IncidentPattern[]): void {
+    const now = this.clock.now();
+    const detection: Detection = { operation, latencyMs, isError, zScore: anomaly?.zScore, anomalyScore: anomaly?.score, patterns, timestamp: now };
+    for (const listener of this.detectionListeners) listener(detection);
+    const kinds: (IncidentPattern | undefined)[] = patterns.length ? [...patterns] : [undefined];
+    for (const pattern of kinds) {
+      const key = `${operation}\u0000${pattern ?? 'z_score'}`;
+      const last = this.lastEvent.getOrCreate(key, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
+      if (last && now - last.at < this.eventIntervalMs) {
+        last.suppressed++;
+        continue;
+      }
+      const body: Record<string, string | number> = { operation, latency_ms: latencyMs };
+      if (anomaly) Object.assign(body, { anomaly_score: anomaly.score, z_score: anomaly.zScore });
+      if (pattern) Object.assign(body, { pattern, pattern_description: PATTERN_DESCRIPTIONS[pattern] });
+      if (last?.suppressed) body.suppressed_count = last.suppressed;
+      if (last) {
+        last.at = now;
+        last.suppressed = 0;
+      }
+      this.emit('svc.anomaly.detected', 'WARN', body);
+    }
+  }
+
+  private emitSloAlert(alert: SloAlert): void {
+    this.emit('svc.slo.budget_alert', SLO_SEVERITY[alert.severity], {
+      slo_name: alert.sloName,
+      severity: alert.severity,
+      budget_remaining: alert.budgetRemaining,
+      burn_rate: alert.burnRate,
+    });
+  }
+
+  /**
+   * Builds an Engine from configuration (`svc.baselines.*`, `svc.anomaly-detection.*`,
+   * `svc.patterns.*`, `svc.dependency-health.*`, `svc.slos.*`, `svc.limits.*`) and the service's
+   * metadata (static baselines from operations' expected latencies, dependency criticality).
+   */
+  static fromConfig(config: ResolvedConfig, metadata: ServiceMetadata, options: { clock?: Clock; emit?: EmitEvent; report?: (message: string) => void } = {}): Engine {
+    const clock = options.clock ?? systemClock;
+    const emit = options.emit ?? (() => {});
+    const maxOperations = config.get<number>('limits.max-operations');
+    const report = options.report ?? (() => {});
+    const staticBaselines = new CatalogBaselineProvider(metadata.operations);
+    const patternMatcher = new PatternMatcher(config.get('patterns.latency-degradation-factor'), config.get('patterns.error-rate-spike-threshold'), config.get('patterns.cascade-dependency-count'), {
+      clock,
+      staticBaselines,
+      maxOperations,
+      maxDependencies: config.get('limits.max-dependencies'),
+      thresholds: {
+        recentWindowSize: config.get('patterns.recent-window-size'),
+        minRecentSamples: Math.ceil(config.get<number>('patterns.recent-window-size') / 2),
+        cascadeWindowMs: config.get('patterns.cascade-window'),
+        memoryLeakSlopeBytesPerMinute: config.get<number>('patterns.memory-leak-slope-mb-per-minute') * 1024 * 1024,
+        memoryLeakMinR2: config.get('patterns.memory-leak-min-r2'),
+        herdWindowMs: config.get('patterns.herd-window'),
+        herdRateMultiplier: config.get('patterns.herd-rate-multiplier'),
+        coldStartWindowMs: config.get('patterns.cold-start-window'),
+        coldStartFactor: config.get('patterns.cold-start-factor'),
+        coldStartLatencyMs: config.get('patterns.cold-start-latency'),
+      },
+    });
+    const dependencyHealth = new DependencyHealth({
+      clock,
+      emit,
+      degradedErrorRate: config.get('dependency-health.degraded-error-rate'),
+      unhealthyErrorRate: config.get('dependency-health.unhealthy-error-rate'),
+      windowSize: config.get('dependency-health.window-size'),
+      windowMs: config.get('dependency-health.window'),
+      minCalls: config.get('dependency-health.min-calls'),
+      maxDependencies: config.get('limits.max-dependencies'),
+      onRecovery: () => patternMatcher.recordRecovery(),
+    });
+    const engine = new Engine({
+      clock,
+      emit,
+      serviceName: () => metadata.topology().registry.topology.service,
+      staticBaselines,
+      rollingBaselines: new RollingBaselineProvider(config.get('baselines.rolling-window-size'), config.get('baselines.rolling-min-samples'), maxOperations, (capacity) =>
+        report(`more than ${capacity} operations (svc.limits.max-operations); further ones are not analysed`),
+      ),
+      patternMatcher,
+      dependencyHealth,
+      changes: new ChangeTracker(clock, config.get('limits.max-changes')),
+      baselineSource: config.get('baselines.source'),
+      defaultBaseline: {
+        latencyP50Ms: config.get('baselines.default-latency-p50'),
+        latencyP99Ms: config.get('baselines.default-latency-p99'),
+        errorRate: config.get('baselines.default-error-rate'),
+      },
+      anomalyDetection: {
+        enabled: config.get('anomaly-detection.enabled'),
+        mode: config.get('anomaly-detection.mode'),
+        threshold: config.get('anomaly-detection.z-score-threshold'),
+        persistence: config.get('anomaly-detection.persistence'),
+        eventIntervalMs: config.get('anomaly-detection.event-interval'),
+      },
+      maxOperations,
+      historyMinutes: config.get('limits.history-minutes'),
+      criticalityOf: (name) => metadata.topology().registry.dependency(name)?.criticality,
+      onOverflow: (what, capacity) => report(`more than ${capacity} ${what} tracked; further ones are counted as overflow`),
+    });
+    for (const definition of sloDefinitions(config, metadata.operations, report)) {
+      try {
+        engine.sloTracker.register(definition);
+      } catch (error) {
+        report((error as Error).message);
+      }
+    }
+    return engine;
+  }
+}
+
+/** Static baselines from operations' expected latencies: needs both p50 and p99; error rate 0 when unset. */
+export class CatalogBaselineProvider implements BaselineProvider {
+  constructor(private readonly operations: OperationCatalog) {}
+
+  getBaseline(operation: string): Baseline | undefined {
+    const metadata = this.operations.resolve(operation);
+    if (metadata.expectedLatencyP50Ms === undefined || metadata.expectedLatencyP99Ms === undefined) return undefined;
+    return { latencyP50Ms: metadata.expectedLatencyP50Ms, latencyP99Ms: metadata.expectedLatencyP99Ms, errorRate: metadata.expectedErrorRate ?? 0 };
+  }
+}
+
+function sloDefinitions(config: ResolvedConfig, operations: OperationCatalog, report: (message: string) => void): SloDefinition[] {
+  return config.names('slos').flatMap((name) => {
+    const operationName = config.member<string>('slos', name, 'operation-name')!.value;
+    const type = config.memberOrDefault<SloType>('slos', name, 'type');
+    const latencyThresholdMs = config.member<number>('slos', name, 'latency-threshold')?.value ?? (type === 'LATENCY_P99' ? operations.resolve(operationName).expectedLatencyP99Ms : undefined);
+    if (type === 'LATENCY_P99' && latencyThresholdMs === undefined) {
+      report(`SLO ${name}: LATENCY_P99 needs svc.slos.${name}.latency-threshold or an expected-latency-p99 on ${operationName}; SLO ignored`);
+      return [];
+    }
+    return [{ name, operationName, type, target: config.member<number>('slos', name, 'target')!.value, latencyThresholdMs, windowMs: config.memberOrDefault<number>('slos', name, 'window') }];
+  });
+}

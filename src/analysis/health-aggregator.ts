@@ -1,0 +1,183 @@
+/**
+ * Service, operation and dependency health.
+ *
+ * Operation health covers the last `recentMinutes` (default 5) of its per-minute history:
+ * request count, error rate, p50 and p99 (from the minute histograms), throughput, and ELEVATED
+ * when, with at least 5 requests, p50 or p99 exceeds 1.5 x the baseline's, or the error rate
+ * exceeds the baseline's by more than 5 points and is over twice it.
+ *
+ * Service status:
+ * - CRITICAL: an SLO is VIOLATED, a dependency declared `required` is unhealthy, or an operation
+ *   fails half or more of at least 10 recent requests;
+ * - DEGRADED: an operation is ELEVATED, a dependency is degraded or unhealthy, an SLO is AT_RISK,
+ *   or a circuit breaker is not closed;
+ * - HEALTHY otherwise.
+ * The summary lists the reasons, so an agent sees why.
+ */
+import type { Criticality } from '../enums.js';
+import type { Baseline, BaselineProvider } from './baseline.js';
+import { BoundedMap } from './bounded-map.js';
+import type { CircuitBreakers } from './circuit-breakers.js';
+import { systemClock, type Clock } from './clock.js';
+import { DependencyHealth, type DependencyState } from './dependency-health.js';
+import { MinuteHistory, type MinuteStats } from './minute-history.js';
+import type { SloCompliance, SloTracker } from './slo-tracker.js';
+
+export type ServiceStatus = 'HEALTHY' | 'DEGRADED' | 'CRITICAL';
+
+export interface OperationHealth {
+  readonly operation: string;
+  readonly requestCount: number;
+  readonly errorRate: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly throughputPerMinute: number;
+  readonly elevated: boolean;
+  /** Why it is elevated, for example "p99 410ms vs baseline 200ms". */
+  readonly elevatedReasons: readonly string[];
+  readonly baseline: Baseline | undefined;
+}
+
+export interface DependencySummary {
+  readonly name: string;
+  readonly state: DependencyState;
+  readonly errorRate: number;
+  readonly averageLatencyMs: number;
+  readonly calls: number;
+}
+
+export interface SloSummary {
+  readonly name: string;
+  readonly budgetRemaining: number;
+  readonly burnRate: number;
+  readonly compliance: SloCompliance;
+}
+
+export interface HealthSummary {
+  readonly service: string;
+  readonly status: ServiceStatus;
+  /** ISO 8601 UTC. */
+  readonly timestamp: string;
+  readonly operations: readonly OperationHealth[];
+  readonly dependencies: readonly DependencySummary[];
+  readonly slos: readonly SloSummary[];
+  readonly reasons: readonly string[];
+}
+
+export interface HealthAggregatorOptions {
+  readonly clock?: Clock;
+  readonly dependencyHealth?: DependencyHealth;
+  readonly circuitBreakers?: CircuitBreakers;
+  /** Declared criticality of a dependency, for the CRITICAL rule. */
+  readonly criticalityOf?: (dependency: string) => Criticality | undefined;
+  readonly historyMinutes?: number;
+  readonly recentMinutes?: number;
+  readonly maxOperations?: number;
+  readonly onOverflow?: (capacity: number) => void;
+}
+
+const ELEVATION_FACTOR = 1.5;
+const MIN_REQUESTS_FOR_ELEVATION = 5;
+const MIN_REQUESTS_FOR_CRITICAL = 10;
+
+const ms = (value: number): string => `${value < 10 ? value.toFixed(1) : Math.round(value)}ms`;
+const percent = (value: number): string => `${(value * 100).toFixed(1)}%`;
+
+export class HealthAggregator {
+  readonly dependencyHealth: DependencyHealth;
+  private readonly clock: Clock;
+  private readonly history: BoundedMap<string, MinuteHistory>;
+  private readonly historyMinutes: number;
+  private readonly recentMinutes: number;
+
+  constructor(
+    private readonly baselines: BaselineProvider,
+    private readonly slos: SloTracker,
+    private readonly options: HealthAggregatorOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.historyMinutes = Math.max(60, options.historyMinutes ?? 60);
+    this.recentMinutes = options.recentMinutes ?? 5;
+    this.history = new BoundedMap(options.maxOperations ?? 1000, options.onOverflow);
+    this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock });
+  }
+
+  recordSpan(operation: string, latencyMs: number, isError: boolean): void {
+    this.history.getOrCreate(operation, () => new MinuteHistory(this.historyMinutes))?.add(this.clock.now(), latencyMs, isError);
+  }
+
+  recordDependencyCall(dependency: string, latencyMs: number, isError: boolean): void {
+    this.dependencyHealth.record(dependency, latencyMs, isError);
+  }
+
+  operations(): string[] {
+    return [...this.history.keys()];
+  }
+
+  get overflow(): number {
+    return this.history.overflow;
+  }
+
+  /** Per-minute p50, p99, error rate and throughput over the last `minutes`, oldest first. */
+  historyOf(operation: string, minutes: number): MinuteStats[] {
+    return this.history.get(operation)?.series(this.clock.now(), minutes) ?? [];
+  }
+
+  getOperationHealth(operation: string): OperationHealth | undefined {
+    const history = this.history.get(operation);
+    if (!history) return undefined;
+    const recent = history.summary(this.clock.now(), this.recentMinutes);
+    const baseline = this.baselines.getBaseline(operation);
+    const reasons: string[] = [];
+    if (baseline && recent.count >= MIN_REQUESTS_FOR_ELEVATION) {
+      if (recent.p50 > ELEVATION_FACTOR * baseline.latencyP50Ms) reasons.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
+      if (recent.p99 > ELEVATION_FACTOR * baseline.latencyP99Ms) reasons.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
+      if (recent.errorRate > baseline.errorRate + 0.05 && recent.errorRate > 2 * baseline.errorRate) {
+        reasons.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(baseline.errorRate)}`);
+      }
+    }
+    return {
+      operation,
+      requestCount: recent.count,
+      errorRate: recent.errorRate,
+      p50: recent.p50,
+      p99: recent.p99,
+      throughputPerMinute: recent.count / this.recentMinutes,
+      elevated: reasons.length > 0,
+      elevatedReasons: reasons,
+      baseline,
+    };
+  }
+
+  getHealthSummary(serviceName: string): HealthSummary {
+    const operations = this.operations().map((op) => this.getOperationHealth(op)!);
+    const dependencies: DependencySummary[] = this.dependencyHealth.statuses().map((d) => ({
+      name: d.name,
+      state: d.state,
+      errorRate: d.errorRate,
+      averageLatencyMs: d.averageLatencyMs,
+      calls: d.calls,
+    }));
+    const slos: SloSummary[] = this.slos.statuses().map((s) => ({ name: s.name, budgetRemaining: s.budgetRemaining, burnRate: s.burnRate, compliance: s.compliance }));
+    const critical: string[] = [];
+    const degraded: string[] = [];
+    for (const slo of slos) {
+      if (slo.compliance === 'VIOLATED') critical.push(`SLO ${slo.name} violated`);
+      else if (slo.compliance === 'AT_RISK') degraded.push(`SLO ${slo.name} at risk`);
+    }
+    for (const dependency of dependencies) {
+      if (dependency.state === 'healthy') continue;
+      const required = this.options.criticalityOf?.(dependency.name) === 'required';
+      (dependency.state === 'unhealthy' && required ? critical : degraded).push(`dependency ${dependency.name} ${dependency.state}`);
+    }
+    for (const op of operations) {
+      if (op.requestCount >= MIN_REQUESTS_FOR_CRITICAL && op.errorRate >= 0.5) critical.push(`${op.operation} failing (${percent(op.errorRate)})`);
+      else if (op.elevated) degraded.push(`${op.operation} elevated: ${op.elevatedReasons.join(', ')}`);
+    }
+    for (const breaker of this.options.circuitBreakers?.statuses() ?? []) {
+      if (breaker.state !== 'closed') degraded.push(`circuit breaker ${breaker.name} ${breaker.state}`);
+    }
+    const status: ServiceStatus = critical.length ? 'CRITICAL' : degraded.length ? 'DEGRADED' : 'HEALTHY';
+    return { service: serviceName, status, timestamp: new Date(this.clock.now()).toISOString(), operations, dependencies, slos, reasons: [...critical, ...degraded] };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Per-minute history of one operation for the last `minutes` minutes: request count, errors and
+ * a latency histogram per minute, in a ring. Trend analysis reads it; health reads its last few
+ * minutes. A minute without traffic allocates nothing.
+ */
+import { bucketOf, histogramPercentile, newHistogram } from './latency-histogram.js';
+
+const MINUTE_MS = 60_000;
+
+export interface MinuteStats {
+  /** Start of the minute, epoch ms. */
+  readonly minuteStart: number;
+  readonly count: number;
+  readonly errors: number;
+  readonly errorRate: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+interface Minute {
+  start: number;
+  count: number;
+  errors: number;
+  sumMs: number;
+  histogram: Uint32Array | undefined;
+}
+
+export class MinuteHistory {
+  private readonly ring: Minute[];
+
+  constructor(readonly minutes: number) {
+    this.ring = Array.from({ length: minutes }, () => ({ start: -1, count: 0, errors: 0, sumMs: 0, histogram: undefined }));
+  }
+
+  add(now: number, latencyMs: number, isError: boolean): void {
+    const start = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+    const slot = this.ring[(start / MINUTE_MS) % this.minutes]!;
+    if (slot.start !== start) {
+      slot.start = start;
+      slot.count = slot.errors = slot.sumMs = 0;
+      slot.histogram?.fill(0);
+    }
+    slot.count++;
+    slot.sumMs += latencyMs;
+    if (isError) slot.errors++;
+    (slot.histogram ??= newHistogram())[bucketOf(latencyMs)]!++;
+  }
+
+  /** The minutes of the last `count` minutes (oldest first) that saw traffic. */
+  private recent(now: number, count: number): Minute[] {
+    const current = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+    const oldest = current - (Math.min(count, this.minutes) - 1) * MINUTE_MS;
+    return this.ring.filter((m) => m.start >= oldest && m.start <= current && m.count > 0).sort((a, b) => a.start - b.start);
+  }
+
+  /** Totals over the last `count` minutes. */
+  summary(now: number, count: number): { count: number; errors: number; errorRate: number; p50: number; p99: number; meanMs: number } {
+    const minutes = this.recent(now, count);
+    let requests = 0;
+    let errors = 0;
+    let sumMs = 0;
+    for (const m of minutes) {
+      requests += m.count;
+      errors += m.errors;
+      sumMs += m.sumMs;
+    }
+    const histograms = minutes.map((m) => m.histogram!);
+    return {
+      count: requests,
+      errors,
+      errorRate: requests ? errors / requests : 0,
+      p50: histogramPercentile(histograms, 0.5),
+      p99: histogramPercentile(histograms, 0.99),
+      meanMs: requests ? sumMs / requests : 0,
+    };
+  }
+
+  /** One entry per minute with traffic over the last `count` minutes, oldest first. */
+  series(now: number, count: number): MinuteStats[] {
+    return this.recent(now, count).map((m) => ({
+      minuteStart: m.start,
+      count: m.count,
+      errors: m.errors,
+      errorRate: m.errors / m.count,
+      p50: histogramPercentile([m.histogram!], 0.5),
+      p99: histogramPercentile([m.histogram!], 0.99),
+    }));
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Rolling baselines from live traffic: a window of the last `windowSize` observations per
+ * operation; a snapshot exists once `minSamples` were recorded.
+ */
+import { confidenceOf, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
+import { BoundedMap } from './bounded-map.js';
+import { RollingWindow, type WindowStats } from './rolling-window.js';
+
+export class RollingBaselineProvider implements BaselineProvider {
+  private readonly windows: BoundedMap<string, RollingWindow>;
+
+  constructor(
+    readonly windowSize = 1000,
+    readonly minSamples = 10,
+    maxOperations = 1000,
+    onOverflow?: (capacity: number) => void,
+  ) {
+    this.windows = new BoundedMap(maxOperations, onOverflow);
+  }
+
+  record(operation: string, latencyMs: number, isError: boolean): void {
+    this.windows.getOrCreate(operation, () => new RollingWindow(this.windowSize))?.add(latencyMs, isError);
+  }
+
+  /** O(1) statistics for per-span checks; undefined until `minSamples` observations. */
+  stats(operation: string): WindowStats | undefined {
+    const window = this.windows.get(operation);
+    return window && window.count >= this.minSamples ? window.stats() : undefined;
+  }
+
+  getSnapshot(operation: string): BaselineSnapshot | undefined {
+    const window = this.windows.get(operation);
+    if (!window || window.count < this.minSamples) return undefined;
+    const stats = window.stats();
+    const [p50, p99] = window.percentiles(0.5, 0.99) as [number, number];
+    return { p50, p99, mean: stats.mean, stddev: stats.stddev, errorRate: stats.errorRate, sampleCount: stats.count, confidence: confidenceOf(stats.count) };
+  }
+
+  getBaseline(operation: string): Baseline | undefined {
+    const snapshot = this.getSnapshot(operation);
+    return snapshot && { latencyP50Ms: snapshot.p50, latencyP99Ms: snapshot.p99, errorRate: snapshot.errorRate };
+  }
+
+  /** Forgets an operation's window, after an intended change of behaviour. */
+  reset(operation: string): boolean {
+    return this.windows.delete(operation);
+  }
+
+  operations(): string[] {
+    return [...this.windows.keys()];
+  }
+
+  get overflow(): number {
+    return this.windows.overflow;
+  }
+}
