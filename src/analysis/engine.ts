@@ -13,9 +13,11 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/sdk-trace';
-import type { ResolvedConfig } from '../config/resolved-config.js';
+import { ResolvedConfig } from '../config/resolved-config.js';
+import { decoratorRegistry } from '../metadata/decorator-registry.js';
+import { TopologyRegistry } from '../metadata/topology-registry.js';
 import type { OperationCatalog, OperationMetadata } from '../metadata/operation-catalog.js';
-import type { ServiceMetadata } from '../metadata/service-metadata.js';
+import { ServiceMetadata } from '../metadata/service-metadata.js';
 import { ANOMALY, BASELINE, SLO } from '../telemetry/attribute-names.js';
 import type { EmitEvent } from '../telemetry/event-log.js';
 import { SvcSpanProcessor, type SpanAnalysis } from '../telemetry/span-processor.js';
@@ -35,6 +37,8 @@ export interface EngineOptions {
   readonly clock?: Clock;
   /** Receives svc's events; default: dropped (the preload passes the OTel log pipeline). */
   readonly emit?: EmitEvent;
+  /** The service's topology, when svc is assembled by hand; the preload builds it from configuration. */
+  readonly topology?: TopologyRegistry;
   /** A name, or a function for names that decorators may still declare. */
   readonly serviceName?: string | (() => string);
   /** Static baselines keyed by operation name, or any provider. */
@@ -91,6 +95,7 @@ export class Engine implements SpanAnalysis {
   readonly changes: ChangeTracker;
   readonly anomalyDetector: AnomalyDetector;
   private readonly serviceNameOf: () => string;
+  private readonly topology: TopologyRegistry | undefined;
   private readonly emit: EmitEvent;
   private readonly anomalyEnabled: boolean;
   private readonly eventIntervalMs: number;
@@ -102,7 +107,8 @@ export class Engine implements SpanAnalysis {
   constructor(options: EngineOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.emit = options.emit ?? (() => {});
-    const name = options.serviceName ?? 'unknown_service:node';
+    this.topology = options.topology;
+    const name = options.serviceName ?? (options.topology ? () => options.topology!.topology.service || 'unknown_service:node' : 'unknown_service:node');
     this.serviceNameOf = typeof name === 'function' ? name : () => name;
     const maxOperations = options.maxOperations ?? 1000;
     const overflow = (what: string) => (capacity: number) => options.onOverflow?.(what, capacity);
@@ -121,7 +127,7 @@ export class Engine implements SpanAnalysis {
       clock: this.clock,
       dependencyHealth: this.dependencyHealth,
       circuitBreakers: this.circuitBreakers,
-      criticalityOf: options.criticalityOf,
+      criticalityOf: options.criticalityOf ?? ((name) => options.topology?.dependency(name)?.criticality),
       historyMinutes: options.historyMinutes,
       maxOperations,
       onOverflow: overflow('operation history'),
@@ -134,9 +140,14 @@ export class Engine implements SpanAnalysis {
     this.lastEvent = new BoundedMap(maxOperations * 4);
   }
 
-  /** The span processor to register with the tracing SDK: naming, enrichment and this analysis. */
-  createSpanProcessor(metadata: ServiceMetadata, deploymentAttributes: Attributes = {}, onFirstRequest?: () => void): SvcSpanProcessor {
-    return new SvcSpanProcessor({ metadata, deploymentAttributes, onFirstRequest, analysis: this, staticBaselineAttributes: this.baselineSource === 'static' });
+  /**
+   * The span processor to register with the tracing SDK: naming, enrichment and this analysis.
+   * Without `metadata` (svc assembled by hand) it uses the engine's topology, default
+   * configuration and the process's decorator registry.
+   */
+  createSpanProcessor(metadata?: ServiceMetadata, deploymentAttributes: Attributes = {}, onFirstRequest?: () => void): SvcSpanProcessor {
+    const resolved = metadata ?? new ServiceMetadata(new ResolvedConfig([]), decoratorRegistry(), {}, undefined, this.topology ?? new TopologyRegistry());
+    return new SvcSpanProcessor({ metadata: resolved, deploymentAttributes, onFirstRequest, analysis: this, staticBaselineAttributes: this.baselineSource === 'static' });
   }
 
   /** Called for every detection (anomaly sustained or pattern), before its event is rate-limited. */

@@ -79,6 +79,16 @@ const TIERS: readonly { threshold: number; severity: SloAlertSeverity }[] = [
 const FAST_BURN = 14.4;
 const SLOW_BURN = 6;
 
+/** 1 - target without binary noise (1 - 0.99 is 0.010000000000000009). */
+function allowedBadFraction(target: number): number {
+  return Math.round((1 - target) * 1e12) / 1e12;
+}
+
+/** Rates rounded to 12 digits, so a budget spent exactly to a tier reads as that tier. */
+function roundRate(rate: number): number {
+  return Math.round(rate * 1e12) / 1e12;
+}
+
 /** Good/bad counts in a ring of fixed-width time buckets, with running totals. */
 class TimeBuckets {
   private readonly totals: Float64Array;
@@ -229,10 +239,9 @@ export class SloTracker {
 
   private budgetAndBurn(slo: TrackedSlo): { budgetRemaining: number; burnRate: number } {
     const { total, bad } = slo.window;
-    const allowed = 1 - slo.definition.target;
     if (total === 0) return { budgetRemaining: 1, burnRate: 0 };
-    const badFraction = bad / total;
-    return { budgetRemaining: Math.min(1, Math.max(0, 1 - badFraction / allowed)), burnRate: badFraction / allowed };
+    const burnRate = roundRate(bad / total / allowedBadFraction(slo.definition.target));
+    return { budgetRemaining: Math.min(1, Math.max(0, roundRate(1 - burnRate))), burnRate };
   }
 
   private checkTiers(slo: TrackedSlo): void {
@@ -251,10 +260,10 @@ export class SloTracker {
     const now = this.clock.now();
     slo.window.advance(now);
     const { definition } = slo;
-    const allowed = 1 - definition.target;
+    const allowed = allowedBadFraction(definition.target);
     const burn = (minutes: number): number => {
       const { total, bad } = slo.minutes.last(now, minutes);
-      return total === 0 ? 0 : bad / total / allowed;
+      return total === 0 ? 0 : roundRate(bad / total / allowed);
     };
     const burnRates = { oneHour: burn(60), fiveMinutes: burn(5), sixHours: burn(360), thirtyMinutes: burn(30) };
     const fastBurn = burnRates.oneHour > FAST_BURN && burnRates.fiveMinutes > FAST_BURN;

@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../config/resolved-config.js';
 import { buildTopology, type BuiltTopology, type NamingInputs } from './build-topology.js';
 import type { DecoratorRegistry } from './decorator-registry.js';
 import { OperationCatalog } from './operation-catalog.js';
+import type { TopologyRegistry } from './topology-registry.js';
 
 export class ServiceMetadata {
   readonly operations: OperationCatalog;
@@ -19,6 +20,8 @@ export class ServiceMetadata {
     readonly decorators: DecoratorRegistry,
     private readonly naming: NamingInputs = {},
     private readonly report: (problem: ConfigProblem) => void = () => {},
+    /** A registry filled by hand (svc assembled without the preload); it replaces the built topology. */
+    private readonly fixedTopology?: TopologyRegistry,
   ) {
     this.operations = new OperationCatalog(config, decorators, report);
   }
@@ -29,6 +32,7 @@ export class ServiceMetadata {
   }
 
   topology(): BuiltTopology {
+    if (this.fixedTopology) return { registry: this.fixedTopology, sources: new Map(), problems: [] };
     if (!this.built || this.builtVersion !== this.decorators.version) {
       this.builtVersion = this.decorators.version;
       this.built = buildTopology(this.config, this.decorators, this.naming);
