@@ -1,0 +1,78 @@
+/** Rolling window statistics, snapshots, confidence and the composite baseline chain. */
+import { describe, expect, it } from 'vitest';
+import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider } from '../../src/analysis/baseline.js';
+import { RollingBaselineProvider } from '../../src/analysis/rolling-baseline-provider.js';
+import { RollingWindow } from '../../src/analysis/rolling-window.js';
+import { lognormal, seededRandom } from '../support/random.js';
+
+function direct(values: number[]) {
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  const stddev = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
+  const logs = values.map(Math.log);
+  const logMean = logs.reduce((a, b) => a + b, 0) / logs.length;
+  const logStddev = Math.sqrt(logs.reduce((a, b) => a + (b - logMean) ** 2, 0) / logs.length);
+  return { mean, stddev, logMean, logStddev };
+}
+
+describe('RollingWindow', () => {
+  it('keeps the statistics of exactly the last `capacity` observations', () => {
+    const latency = lognormal(seededRandom(1), 20, 0.5);
+    const window = new RollingWindow(100);
+    const all: number[] = [];
+    for (let i = 0; i < 2345; i++) {
+      const value = latency();
+      all.push(value);
+      window.add(value, i % 10 === 0);
+    }
+    const last = all.slice(-100);
+    const expected = direct(last);
+    const stats = window.stats();
+    expect(stats.count).toBe(100);
+    expect(stats.mean).toBeCloseTo(expected.mean, 9);
+    expect(stats.stddev).toBeCloseTo(expected.stddev, 9);
+    expect(stats.logMean).toBeCloseTo(expected.logMean, 9);
+    expect(stats.logStddev).toBeCloseTo(expected.logStddev, 9);
+    expect(stats.errorRate).toBeCloseTo(last.filter((_, i) => (2245 + i) % 10 === 0).length / 100, 9);
+    const sorted = [...last].sort((a, b) => a - b);
+    expect(window.percentiles(0.5, 0.99)).toEqual([sorted[49], sorted[98]]);
+  });
+});
+
+describe('RollingBaselineProvider', () => {
+  it('has no snapshot before the minimum samples, then p50, p99, mean, stddev, error rate, count and confidence', () => {
+    const provider = new RollingBaselineProvider(1000, 10);
+    for (let i = 1; i <= 9; i++) provider.record('op', i, false);
+    expect(provider.getSnapshot('op')).toBeUndefined();
+    expect(provider.getBaseline('op')).toBeUndefined();
+    provider.record('op', 10, true);
+    expect(provider.getSnapshot('op')).toEqual({ p50: 5, p99: 10, mean: 5.5, stddev: Math.sqrt(8.25), errorRate: 0.1, sampleCount: 10, confidence: 'LOW' });
+    expect(provider.getBaseline('op')).toEqual({ latencyP50Ms: 5, latencyP99Ms: 10, errorRate: 0.1 });
+    for (let i = 0; i < 90; i++) provider.record('op', 5, false);
+    expect(provider.getSnapshot('op')!.confidence).toBe('HIGH');
+  });
+
+  it('is bounded in operations and counts the overflow', () => {
+    const overflowed: number[] = [];
+    const provider = new RollingBaselineProvider(10, 1, 3, (capacity) => overflowed.push(capacity));
+    for (const op of ['a', 'b', 'c', 'd', 'e']) provider.record(op, 1, false);
+    expect(provider.operations()).toEqual(['a', 'b', 'c']);
+    expect(provider.overflow).toBe(2);
+    expect(overflowed).toEqual([3]);
+  });
+});
+
+describe('CompositeBaselineProvider', () => {
+  it('returns the first non-empty baseline: static, then rolling, then default', () => {
+    const fixed = { latencyP50Ms: 10, latencyP99Ms: 50, errorRate: 0.001 };
+    const fallback = { latencyP50Ms: 100, latencyP99Ms: 1000, errorRate: 0.01 };
+    const rolling = new RollingBaselineProvider(100, 2);
+    rolling.record('live', 30, false);
+    rolling.record('live', 40, false);
+    rolling.record('configured', 999, false);
+    rolling.record('configured', 999, false);
+    const chain = new CompositeBaselineProvider([new StaticBaselineProvider({ configured: fixed }), rolling, new DefaultBaselineProvider(fallback)]);
+    expect(chain.getBaseline('configured')).toBe(fixed);
+    expect(chain.getBaseline('live')).toEqual({ latencyP50Ms: 30, latencyP99Ms: 40, errorRate: 0 });
+    expect(chain.getBaseline('unknown')).toBe(fallback);
+  });
+});
