@@ -1,0 +1,47 @@
+/**
+ * 100k distinct span names: what is tracked stays at the configured caps, memory stays flat
+ * between 20k and 100k names, and the overflow is counted and reported.
+ */
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+import { SpanKind } from '@opentelemetry/api';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { expect, it } from 'vitest';
+import { FakeClock } from '../../src/analysis/clock.js';
+import { Engine } from '../../src/analysis/engine.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+function heapAfterGc(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+it('tracks at most max-operations and reports the overflow once', () => {
+  const clock = new FakeClock();
+  const reports: string[] = [];
+  const engine = new Engine({ clock, maxOperations: 1000, onOverflow: (what, capacity) => reports.push(`${what}:${capacity}`) });
+  const tracer = new TracerProvider({ spanProcessors: [engine.createSpanProcessor()] }).getTracer('t');
+  const send = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const start = clock.now();
+      tracer.startSpan('GET', { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.request.method': 'GET', 'http.route': `/items/${i}` } }).end(start + 5);
+      clock.advance(1);
+    }
+  };
+  send(0, 20_000);
+  const at20k = heapAfterGc();
+  send(20_000, 100_000);
+  const at100k = heapAfterGc();
+
+  expect(engine.rollingBaselines.operations()).toHaveLength(1000);
+  expect(engine.health.operations()).toHaveLength(1000);
+  expect(engine.rollingBaselines.overflow).toBe(99_000);
+  expect(engine.health.overflow).toBe(99_000);
+  expect(reports.sort()).toEqual(['operation history:1000', 'operations:1000']);
+  // 80k more distinct names than at the 20k mark: flat means well under 100 bytes per name.
+  const growth = at100k - at20k;
+  expect(growth).toBeLessThan(4 * 1024 * 1024);
+});

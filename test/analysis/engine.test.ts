@@ -1,0 +1,129 @@
+/**
+ * The engine assembled by hand (no preload) behind its span processor: SLO attributes and alert
+ * events by tier, dependency events from client spans, rolling baseline attributes, and the
+ * service status rules.
+ */
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/analysis/clock.js';
+import { Engine } from '../../src/analysis/engine.js';
+import { PatternMatcher } from '../../src/analysis/pattern-matcher.js';
+import { RollingBaselineProvider } from '../../src/analysis/rolling-baseline-provider.js';
+import { SloTracker } from '../../src/analysis/slo-tracker.js';
+import { TopologyRegistry } from '../../src/metadata/topology-registry.js';
+import { engineHarness } from '../support/engine-harness.js';
+
+describe('Engine assembled without the preload', () => {
+  it('takes a topology registry, static baselines, a pattern matcher, rolling baselines and an SLO tracker', () => {
+    const clock = new FakeClock();
+    const topology = new TopologyRegistry().setService('checkout').setTeam('payments').setTier('critical');
+    topology.registerDependency({ name: 'ledger', type: 'database', criticality: 'required' });
+    const slos = new SloTracker(clock);
+    slos.register({ name: 'pay-availability', operationName: 'POST /pay', type: 'AVAILABILITY', target: 0.95 });
+    const engine = new Engine({
+      clock,
+      topology,
+      staticBaselines: new Map([['POST /pay', { latencyP50Ms: 30, latencyP99Ms: 120, errorRate: 0.01 }]]),
+      patternMatcher: new PatternMatcher(2, 0.25, 2, { clock }),
+      rollingBaselines: new RollingBaselineProvider(500, 5),
+      sloTracker: slos,
+    });
+    const exporter = new InMemorySpanExporter();
+    const tracer = new TracerProvider({ spanProcessors: [engine.createSpanProcessor(), new SimpleSpanProcessor({ exporter })] }).getTracer('t');
+    for (let i = 0; i < 20; i++) {
+      const start = clock.now();
+      tracer.startSpan('POST /pay', { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.request.method': 'POST', 'http.route': '/pay' } }).end(start + 25);
+      const call = tracer.startSpan('INSERT', { kind: SpanKind.CLIENT, startTime: start, attributes: { 'db.system.name': 'ledger' } });
+      call.setStatus({ code: 2 });
+      call.end(start + 5);
+      clock.advance(1000);
+    }
+    const server = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER)!;
+    expect(server.attributes).toMatchObject({ 'svc.operation.name': 'POST /pay', 'svc.slo.name': 'pay-availability', 'svc.slo.target': 0.95 });
+    expect(exporter.getFinishedSpans().find((s) => s.kind === SpanKind.CLIENT)!.attributes).toMatchObject({ 'svc.dependency.name': 'ledger', 'svc.dependency.criticality': 'required' });
+    const summary = engine.healthSummary();
+    expect(summary.service).toBe('checkout');
+    expect(summary.status).toBe('CRITICAL');
+    expect(summary.reasons).toContain('dependency ledger unhealthy');
+    expect(engine.health.getOperationHealth('POST /pay')).toMatchObject({ requestCount: 20, errorRate: 0, elevated: false });
+  });
+});
+
+describe('SLO alerts and attributes through spans', () => {
+  it('emits svc.slo.budget_alert once per tier with INFO, WARN and ERROR log severities', () => {
+    const h = engineHarness();
+    h.engine.sloTracker.register({ name: 'orders', operationName: 'GET /orders', type: 'AVAILABILITY', target: 0.9 });
+    for (let i = 0; i < 20; i++) h.request('/orders', 10);
+    const attributes = h.request('/orders', 10, true);
+    expect(attributes).toMatchObject({ 'svc.slo.name': 'orders', 'svc.slo.target': 0.9 });
+    expect(attributes['svc.slo.budget_remaining']).toBeCloseTo(1 - 1 / 21 / 0.1, 9);
+    expect(attributes['svc.slo.burn_rate']).toBeCloseTo(1 / 21 / 0.1, 9);
+    for (let i = 0; i < 3; i++) h.request('/orders', 10, true);
+    const alerts = h.eventsNamed('svc.slo.budget_alert');
+    expect(alerts.map((a) => [a.body.severity, a.severity])).toEqual([
+      ['INFO', 'INFO'],
+      ['WARNING', 'WARN'],
+      ['CRITICAL', 'ERROR'],
+    ]);
+    expect(Object.keys(alerts[0]!.body).sort()).toEqual(['budget_remaining', 'burn_rate', 'severity', 'slo_name']);
+  });
+});
+
+describe('dependency state changes from client spans', () => {
+  it('emits svc.dependency.state_change as errors rise and on recovery', () => {
+    const h = engineHarness();
+    for (let i = 0; i < 10; i++) h.call('payments', 20, true);
+    for (let i = 0; i < 40; i++) h.call('payments', 20, false);
+    expect(h.eventsNamed('svc.dependency.state_change').map((e) => `${e.body.previous_state}->${e.body.current_state}`)).toEqual([
+      'healthy->unhealthy',
+      'unhealthy->degraded',
+      'degraded->healthy',
+    ]);
+  });
+});
+
+describe('baselines.source', () => {
+  it('static: spans carry no rolling baseline; rolling: spans carry the live p50, p99 and error rate', () => {
+    const staticSource = engineHarness({ baselineSource: 'static' });
+    const rolling = engineHarness({ baselineSource: 'rolling' });
+    for (const h of [staticSource, rolling]) {
+      for (let i = 1; i <= 100; i++) h.request('/r', i);
+      h.clock.advance(2000);
+    }
+    expect(staticSource.request('/r', 50)).not.toHaveProperty('svc.baseline.source');
+    expect(rolling.request('/r', 50)).toMatchObject({ 'svc.baseline.source': 'rolling', 'svc.baseline.latency_p50_ms': 50, 'svc.baseline.latency_p99_ms': 99, 'svc.baseline.error_rate': 0 });
+  });
+});
+
+describe('service status', () => {
+  it('is DEGRADED while an operation is elevated against its baseline, with the reason', () => {
+    const h = engineHarness({ staticBaselines: new Map([['GET /s', { latencyP50Ms: 20, latencyP99Ms: 50, errorRate: 0.01 }]]) });
+    for (let i = 0; i < 20; i++) h.request('/s', 20);
+    expect(h.engine.healthSummary().status).toBe('HEALTHY');
+    for (let i = 0; i < 20; i++) h.request('/s', 120);
+    const summary = h.engine.healthSummary();
+    expect(summary.status).toBe('DEGRADED');
+    expect(summary.reasons[0]).toMatch(/^GET \/s elevated: .*p99 \d+ms vs baseline 50ms/);
+  });
+
+  it('is CRITICAL when an operation fails half its recent requests', () => {
+    const h = engineHarness();
+    for (let i = 0; i < 12; i++) h.request('/f', 20, i % 2 === 0);
+    expect(h.engine.healthSummary()).toMatchObject({ status: 'CRITICAL', reasons: ['GET /f failing (50.0%)'] });
+  });
+
+  it('keeps at least 60 minutes of per-minute history with p50, p99, error rate and throughput', () => {
+    const h = engineHarness();
+    for (let minute = 0; minute < 90; minute++) {
+      for (let i = 0; i < 10; i++) h.request('/h', 10 + minute, i === 0);
+      h.clock.advance(60_000);
+    }
+    const history = h.engine.health.historyOf('GET /h', 60);
+    expect(history).toHaveLength(59);
+    expect(history[0]!.count).toBe(10);
+    expect(history[0]!.errorRate).toBeCloseTo(0.1, 9);
+    expect(history[history.length - 1]!.p50).toBeGreaterThan(history[0]!.p50 * 1.3);
+    expect(history.every((m, i) => i === 0 || m.minuteStart - history[i - 1]!.minuteStart === 60_000)).toBe(true);
+  });
+});
