@@ -46,7 +46,7 @@ export class AnomalyDetector {
     this.mode = options.mode ?? 'robust';
     this.threshold = options.threshold ?? 3;
     this.persistence = this.mode === 'robust' ? Math.max(1, options.persistence ?? 3) : 1;
-    this.runs = new BoundedMap(options.maxOperations ?? 1000);
+    this.runs = new BoundedMap(options.maxOperations ?? 1000, () => ({ length: 0 }));
   }
 
   /** Checks a span's latency against the baseline statistics taken before it was recorded. */
@@ -57,7 +57,7 @@ export class AnomalyDetector {
         ? (latencyMs - stats.mean) / Math.max(stats.stddev, MIN_STDDEV)
         : (Math.log(Math.max(latencyMs, MIN_LOG_LATENCY_MS)) - stats.logMean) / Math.max(stats.logStddev, MIN_STDDEV);
     const anomalous = Math.abs(zScore) > this.threshold;
-    const run = this.persistence > 1 ? this.runs.getOrCreate(operation, () => ({ length: 0 })) : undefined;
+    const run = this.persistence > 1 ? this.runs.getOrCreate(operation) : undefined;
     if (!anomalous) {
       if (run) run.length = 0;
       return undefined;

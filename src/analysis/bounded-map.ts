@@ -1,6 +1,7 @@
 /**
  * A Map that holds at most `capacity` keys: a key beyond that is not stored, and the overflow is
- * counted and reported once. Used for everything keyed by operation or dependency name.
+ * counted and reported once. Used for everything keyed by operation or dependency name. The
+ * factory is given once, so the per-span `getOrCreate` allocates no closure.
  */
 export class BoundedMap<K, V> {
   private readonly entries = new Map<K, V>();
@@ -8,6 +9,7 @@ export class BoundedMap<K, V> {
 
   constructor(
     readonly capacity: number,
+    private readonly create: (key: K) => V,
     private readonly onFirstOverflow: (capacity: number) => void = () => {},
   ) {}
 
@@ -24,15 +26,15 @@ export class BoundedMap<K, V> {
     return this.entries.get(key);
   }
 
-  /** The value for `key`, created with `create` if there is room; undefined when full. */
-  getOrCreate(key: K, create: () => V): V | undefined {
+  /** The value for `key`, created if there is room; undefined when full. */
+  getOrCreate(key: K): V | undefined {
     let value = this.entries.get(key);
     if (value !== undefined) return value;
     if (this.entries.size >= this.capacity) {
       if (this.overflowCount++ === 0) this.onFirstOverflow(this.capacity);
       return undefined;
     }
-    value = create();
+    value = this.create(key);
     this.entries.set(key, value);
     return value;
   }

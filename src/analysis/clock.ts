@@ -23,3 +23,26 @@ export class FakeClock implements Clock {
     return this;
   }
 }
+
+/**
+ * Reads its source once per held span: the engine holds it while it analyses a span, so the
+ * components that need the time share one clock read (each read costs about 30 ns, and five
+ * components ask). Outside a hold it reads the source.
+ */
+export class SpanClock implements Clock {
+  private held: number | undefined;
+
+  constructor(private readonly source: Clock) {}
+
+  now(): number {
+    return this.held ?? this.source.now();
+  }
+
+  hold(): number {
+    return (this.held = this.source.now());
+  }
+
+  release(): void {
+    this.held = undefined;
+  }
+}

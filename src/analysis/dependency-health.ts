@@ -90,11 +90,11 @@ export class DependencyHealth {
     this.windowMs = options.windowMs ?? 60_000;
     this.minCalls = options.minCalls ?? 5;
     this.windowSize = options.windowSize ?? 20;
-    this.windows = new BoundedMap(options.maxDependencies ?? 200);
+    this.windows = new BoundedMap(options.maxDependencies ?? 200, () => new DependencyWindow(this.windowSize));
   }
 
   record(dependency: string, latencyMs: number, isError: boolean): void {
-    const window = this.windows.getOrCreate(dependency, () => new DependencyWindow(this.windowSize));
+    const window = this.windows.getOrCreate(dependency);
     if (!window) return;
     const now = this.clock.now();
     window.add(now, latencyMs, isError);

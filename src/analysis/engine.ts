@@ -26,7 +26,7 @@ import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvi
 import { BoundedMap } from './bounded-map.js';
 import { ChangeTracker } from './change-tracker.js';
 import { CircuitBreakers } from './circuit-breakers.js';
-import { systemClock, type Clock } from './clock.js';
+import { SpanClock, systemClock, type Clock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
 import { HealthAggregator, type HealthAggregatorOptions, type HealthSummary } from './health-aggregator.js';
 import { PATTERN_DESCRIPTIONS, PatternMatcher, type IncidentPattern } from './pattern-matcher.js';
@@ -83,7 +83,8 @@ export interface Detection {
 }
 
 export class Engine implements SpanAnalysis {
-  readonly clock: Clock;
+  /** The engine's clock; its components share one read of it per span. */
+  readonly clock: SpanClock;
   readonly rollingBaselines: RollingBaselineProvider;
   readonly staticBaselines: BaselineProvider;
   readonly baselines: BaselineProvider;
@@ -105,7 +106,8 @@ export class Engine implements SpanAnalysis {
   private readonly detectionListeners: ((detection: Detection) => void)[] = [];
 
   constructor(options: EngineOptions = {}) {
-    this.clock = options.clock ?? systemClock;
+    const clock = options.clock ?? systemClock;
+    this.clock = clock instanceof SpanClock ? clock : new SpanClock(clock);
     this.emit = options.emit ?? (() => {});
     this.topology = options.topology;
     const name = options.serviceName ?? (options.topology ? () => options.topology!.topology.service || 'unknown_service:node' : 'unknown_service:node');
@@ -136,8 +138,8 @@ export class Engine implements SpanAnalysis {
     this.anomalyEnabled = anomaly.enabled ?? true;
     this.eventIntervalMs = anomaly.eventIntervalMs ?? 60_000;
     this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, maxOperations });
-    this.snapshots = new BoundedMap(maxOperations);
-    this.lastEvent = new BoundedMap(maxOperations * 4);
+    this.snapshots = new BoundedMap(maxOperations, () => ({ snapshot: undefined as BaselineSnapshot | undefined, at: Number.NEGATIVE_INFINITY, attributes: undefined as Attributes | undefined }));
+    this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
   }
 
   /**
@@ -161,6 +163,15 @@ export class Engine implements SpanAnalysis {
 
   /** The analysis of one operation observation; `span` receives the attributes when given. */
   observe(operation: string, latencyMs: number, isError: boolean, span?: Span): void {
+    this.clock.hold();
+    try {
+      this.analyse(operation, latencyMs, isError, span);
+    } finally {
+      this.clock.release();
+    }
+  }
+
+  private analyse(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
     const cached = this.snapshot(operation);
     if (this.anomalyEnabled) {
       const anomaly = this.anomalyDetector.check(operation, latencyMs, this.rollingBaselines.stats(operation));
@@ -189,8 +200,13 @@ export class Engine implements SpanAnalysis {
   }
 
   observeDependency(dependency: string, latencyMs: number, isError: boolean): void {
-    if (isError) this.patternMatcher.recordDependencyError(dependency);
-    this.health.recordDependencyCall(dependency, latencyMs, isError);
+    this.clock.hold();
+    try {
+      if (isError) this.patternMatcher.recordDependencyError(dependency);
+      this.health.recordDependencyCall(dependency, latencyMs, isError);
+    } finally {
+      this.clock.release();
+    }
   }
 
   get serviceName(): string {
@@ -210,7 +226,7 @@ export class Engine implements SpanAnalysis {
 
   private snapshot(operation: string): { snapshot: BaselineSnapshot | undefined; attributes: Attributes | undefined } {
     const now = this.clock.now();
-    const entry = this.snapshots.getOrCreate(operation, () => ({ snapshot: undefined, at: Number.NEGATIVE_INFINITY, attributes: undefined }));
+    const entry = this.snapshots.getOrCreate(operation);
     if (!entry) return { snapshot: this.rollingBaselines.getSnapshot(operation), attributes: undefined };
     if (now - entry.at >= SNAPSHOT_REFRESH_MS) {
       entry.at = now;
@@ -230,7 +246,7 @@ export class Engine implements SpanAnalysis {
     const kinds: (IncidentPattern | undefined)[] = patterns.length ? [...patterns] : [undefined];
     for (const pattern of kinds) {
       const key = `${operation}\u0000${pattern ?? 'z_score'}`;
-      const last = this.lastEvent.getOrCreate(key, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
+      const last = this.lastEvent.getOrCreate(key);
       if (last && now - last.at < this.eventIntervalMs) {
         last.suppressed++;
         continue;
@@ -262,7 +278,7 @@ export class Engine implements SpanAnalysis {
    * metadata (static baselines from operations' expected latencies, dependency criticality).
    */
   static fromConfig(config: ResolvedConfig, metadata: ServiceMetadata, options: { clock?: Clock; emit?: EmitEvent; report?: (message: string) => void } = {}): Engine {
-    const clock = options.clock ?? systemClock;
+    const clock = new SpanClock(options.clock ?? systemClock);
     const emit = options.emit ?? (() => {});
     const maxOperations = config.get<number>('limits.max-operations');
     const report = options.report ?? (() => {});

@@ -98,12 +98,12 @@ export class HealthAggregator {
     this.clock = options.clock ?? systemClock;
     this.historyMinutes = Math.max(60, options.historyMinutes ?? 60);
     this.recentMinutes = options.recentMinutes ?? 5;
-    this.history = new BoundedMap(options.maxOperations ?? 1000, options.onOverflow);
+    this.history = new BoundedMap(options.maxOperations ?? 1000, () => new MinuteHistory(this.historyMinutes), options.onOverflow);
     this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock });
   }
 
   recordSpan(operation: string, latencyMs: number, isError: boolean): void {
-    this.history.getOrCreate(operation, () => new MinuteHistory(this.historyMinutes))?.add(this.clock.now(), latencyMs, isError);
+    this.history.getOrCreate(operation)?.add(this.clock.now(), latencyMs, isError);
   }
 
   recordDependencyCall(dependency: string, latencyMs: number, isError: boolean): void {

@@ -171,12 +171,12 @@ export class PatternMatcher {
     this.thresholds = { ...DEFAULT_PATTERN_THRESHOLDS, ...options.thresholds };
     this.clock = options.clock ?? systemClock;
     this.processStartMs = options.processStartMs ?? this.clock.now();
-    this.operations = new BoundedMap(options.maxOperations ?? 1000);
-    this.dependencyErrors = new BoundedMap(options.maxDependencies ?? 200);
+    this.operations = new BoundedMap(options.maxOperations ?? 1000, () => new RecentOperation(this.thresholds.recentWindowSize));
+    this.dependencyErrors = new BoundedMap(options.maxDependencies ?? 200, () => ({ at: 0 }));
   }
 
   private recent(operation: string): RecentOperation | undefined {
-    return this.operations.getOrCreate(operation, () => new RecentOperation(this.thresholds.recentWindowSize));
+    return this.operations.getOrCreate(operation);
   }
 
   /** Feeds a successful observation without detection. */
@@ -186,7 +186,7 @@ export class PatternMatcher {
   }
 
   recordDependencyError(dependency: string): void {
-    const entry = this.dependencyErrors.getOrCreate(dependency, () => ({ at: 0 }));
+    const entry = this.dependencyErrors.getOrCreate(dependency);
     if (entry) entry.at = this.clock.now();
   }
 

@@ -15,11 +15,11 @@ export class RollingBaselineProvider implements BaselineProvider {
     maxOperations = 1000,
     onOverflow?: (capacity: number) => void,
   ) {
-    this.windows = new BoundedMap(maxOperations, onOverflow);
+    this.windows = new BoundedMap(maxOperations, () => new RollingWindow(this.windowSize), onOverflow);
   }
 
   record(operation: string, latencyMs: number, isError: boolean): void {
-    this.windows.getOrCreate(operation, () => new RollingWindow(this.windowSize))?.add(latencyMs, isError);
+    this.windows.getOrCreate(operation)?.add(latencyMs, isError);
   }
 
   /** O(1) statistics for per-span checks; undefined until `minSamples` observations. */

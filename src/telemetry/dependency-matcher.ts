@@ -29,6 +29,7 @@ const NAME_ATTRIBUTES = [
 /** Attributes that name an undeclared dependency better than its address does. */
 const UNDECLARED_NAME_ATTRIBUTES = [SEMCONV.peerService, SEMCONV.dbSystemName, SEMCONV.dbSystem, SEMCONV.messagingSystem, SEMCONV.rpcService] as const;
 
+const MAX_MEMOISED_LOOKUPS = 1000;
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 function declaredAttributes(dependency: Dependency): Attributes {
@@ -46,8 +47,11 @@ function declaredAttributes(dependency: Dependency): Attributes {
 
 export class DependencyMatcher {
   private readonly byName = new Map<string, MatchedDependency>();
+  private readonly lookups = new Map<string, MatchedDependency | null>();
   private readonly byEndpoint = new Map<string, Map<string, MatchedDependency>>();
   private readonly undeclared = new Map<string, MatchedDependency>();
+  /** Undeclared dependencies known by address, so a repeat call builds no `host:port` string. */
+  private readonly undeclaredByAddress = new Map<string, Map<unknown, MatchedDependency>>();
   private readonly overflow: MatchedDependency;
   private overflowCount = 0;
 
@@ -63,7 +67,9 @@ export class DependencyMatcher {
       if (endpoint) {
         let ports = this.byEndpoint.get(endpoint.host);
         if (!ports) this.byEndpoint.set(endpoint.host, (ports = new Map()));
+        // keyed by the string and the number, as instrumentations write either
         ports.set(endpoint.port, matched);
+        ports.set(Number(endpoint.port) as unknown as string, matched);
       }
     }
     this.overflow = { name: 'undeclared-overflow', declared: undefined, attributes: Object.freeze({ [DEPENDENCY.name]: 'undeclared-overflow', [DEPENDENCY.declared]: false }) };
@@ -78,16 +84,25 @@ export class DependencyMatcher {
     for (const key of NAME_ATTRIBUTES) {
       const value = attributes[key];
       if (typeof value !== 'string') continue;
-      const found = this.byName.get(value) ?? this.byName.get(value.toLowerCase());
+      const found = this.declaredNamed(value);
       if (found) return found;
     }
     const host = attributes[SEMCONV.serverAddress];
     const port = attributes[SEMCONV.serverPort];
     if (typeof host === 'string' && port !== undefined) {
-      const found = this.byEndpoint.get(host)?.get(String(port));
+      const found = this.byEndpoint.get(host)?.get(port as string);
       if (found) return found;
     }
     return this.trackUndeclared(attributes, host, port);
+  }
+
+  /** Case-insensitive lookup, memoised per raw value so the common case allocates nothing. */
+  private declaredNamed(value: string): MatchedDependency | undefined {
+    const cached = this.lookups.get(value);
+    if (cached !== undefined) return cached ?? undefined;
+    const found = this.byName.get(value.toLowerCase());
+    if (this.lookups.size < MAX_MEMOISED_LOOKUPS) this.lookups.set(value, found ?? null);
+    return found;
   }
 
   private trackUndeclared(attributes: Attributes, host: unknown, port: unknown): MatchedDependency | undefined {
@@ -99,8 +114,22 @@ export class DependencyMatcher {
         break;
       }
     }
-    if (name === undefined && typeof host === 'string') name = port === undefined ? host : `${host}:${port}`;
-    if (name === undefined) return undefined;
+    if (name === undefined && typeof host === 'string') {
+      const known = this.undeclaredByAddress.get(host)?.get(port);
+      if (known) return known;
+      name = port === undefined ? host : `${host}:${port}`;
+      const matched = this.undeclaredNamed(name);
+      if (matched !== this.overflow) {
+        let ports = this.undeclaredByAddress.get(host);
+        if (!ports) this.undeclaredByAddress.set(host, (ports = new Map()));
+        ports.set(port, matched);
+      }
+      return matched;
+    }
+    return name === undefined ? undefined : this.undeclaredNamed(name);
+  }
+
+  private undeclaredNamed(name: string): MatchedDependency {
     const known = this.undeclared.get(name);
     if (known) return known;
     if (this.undeclared.size >= this.maxUndeclared) {

@@ -2,8 +2,8 @@
  * The span processor: in `onEnding` (the span is complete but still writable) it adds
  * - to server spans, and to internal spans of a decorated or configured operation: the operation
  *   name, its decision metadata and its static baseline;
- * - to client spans: the dependency they call and its declared metadata;
- * - to every span: the deployment attributes.
+ *   and the deployment attributes;
+ * - to client spans: the dependency they call and its declared metadata.
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
  * few map lookups and one `setAttributes`. Nothing here throws into the host.
  */
@@ -96,7 +96,7 @@ export class SvcSpanProcessor implements SpanProcessor {
   async shutdown(): Promise<void> {}
 
   private enrich(span: Span): void {
-    const { metadata, deploymentAttributes, analysis } = this.options;
+    const { metadata, analysis } = this.options;
     this.rebuildIfDeclared();
     switch (span.kind) {
       case SpanKind.SERVER: {
@@ -118,7 +118,6 @@ export class SvcSpanProcessor implements SpanProcessor {
         break;
       }
     }
-    span.setAttributes(deploymentAttributes);
   }
 
   private enrichOperation(span: Span, operation: OperationMetadata): void {
@@ -138,7 +137,10 @@ export class SvcSpanProcessor implements SpanProcessor {
 
   private cachedAttributes(metadata: OperationMetadata): Attributes {
     let attributes = this.attributesOf.get(metadata);
-    if (!attributes) this.attributesOf.set(metadata, (attributes = operationAttributes(metadata, this.options.staticBaselineAttributes ?? true)));
+    if (!attributes) {
+      attributes = Object.freeze({ ...operationAttributes(metadata, this.options.staticBaselineAttributes ?? true), ...this.options.deploymentAttributes });
+      this.attributesOf.set(metadata, attributes);
+    }
     return attributes;
   }
 }

@@ -1,0 +1,54 @@
+// Per-span cost of svc's span processor (naming, enrichment and analysis), measured against a
+// no-op processor in the same TracerProvider setup, interleaved batch by batch so both see the
+// same machine state. Prints medians over 1M spans per side.
+import { SpanKind } from '@opentelemetry/api';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { Engine } from '../dist/analysis/engine.js';
+import { SloTracker } from '../dist/analysis/slo-tracker.js';
+
+const BATCHES = 100;
+const BATCH = 10_000;
+const OPERATIONS = 50;
+
+const noop = { onStart() {}, onEnding() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
+const slos = new SloTracker();
+slos.register({ name: 'orders-availability', operationName: 'GET /orders/:id', type: 'AVAILABILITY', target: 0.999 });
+const engine = new Engine({ sloTracker: slos, staticBaselines: new Map([['GET /orders/:id', { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: 0.001 }]]) });
+const withSvc = new TracerProvider({ spanProcessors: [engine.createSpanProcessor()] }).getTracer('bench');
+const bare = new TracerProvider({ spanProcessors: [noop] }).getTracer('bench');
+
+const routes = Array.from({ length: OPERATIONS }, (_, i) => (i === 0 ? '/orders/:id' : `/resource-${i}/:id`));
+const serverAttributes = routes.map((route) => ({ 'http.request.method': 'GET', 'http.route': route, 'url.path': route.replace(':id', '42') }));
+const clientAttributes = { 'server.address': 'inventory.internal', 'server.port': 8080, 'http.request.method': 'GET' };
+
+/** ns per span for one batch: 4 server spans for each client span, latencies 5-45 ms. */
+function batch(tracer) {
+  let t = Date.now() - 60_000;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < BATCH; i++) {
+    const client = i % 5 === 4;
+    const span = tracer.startSpan('GET', { kind: client ? SpanKind.CLIENT : SpanKind.SERVER, startTime: t, attributes: client ? clientAttributes : serverAttributes[i % OPERATIONS] });
+    span.end(t + 5 + (i % 41));
+    t += 1;
+  }
+  return Number(process.hrtime.bigint() - start) / BATCH;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+for (let i = 0; i < 10; i++) {
+  batch(withSvc);
+  batch(bare);
+}
+const svcRuns = [];
+const bareRuns = [];
+for (let i = 0; i < BATCHES; i++) {
+  svcRuns.push(batch(withSvc));
+  bareRuns.push(batch(bare));
+}
+const svcNs = median(svcRuns);
+const bareNs = median(bareRuns);
+console.log(`span processor, ${(BATCHES * BATCH).toLocaleString('en')} spans per side (${OPERATIONS} operations, 1 in 5 a client span)`);
+console.log(`  span start+end with a no-op processor  median ${bareNs.toFixed(0)} ns/span`);
+console.log(`  span start+end with svc's processor    median ${svcNs.toFixed(0)} ns/span`);
+console.log(`  svc's processor alone (difference)     median ${(svcNs - bareNs).toFixed(0)} ns/span  (target < 1000 ns)`);
