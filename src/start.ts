@@ -15,6 +15,7 @@ import { reportError } from './report-error.js';
 import { runtime } from './runtime.js';
 import { deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo, type DeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import { startTelemetry } from './telemetry/sdk.js';
 import { installShutdownHooks } from './telemetry/shutdown-hooks.js';
 import { TopologyResource } from './telemetry/topology-resource.js';
@@ -107,8 +108,9 @@ function startOrThrow(options: StartOptions): Svc {
   const engine = enabled
     ? Engine.fromConfig(config, metadata, { emit: (name, severity, body) => events.emit(name, severity, body), report: (message) => process.stderr.write(`svc: ${message}\n`) })
     : undefined;
-  const processors = engine ? [engine.createSpanProcessor(metadata, deploymentAttributes(deployment), settleTopology)] : [];
-  const telemetry = startTelemetry({ resource: topology.resource, spanProcessors: processors });
+  const processors = engine ? [engine.createSpanProcessor(metadata, settleTopology)] : [];
+  const resource = topology.resource.merge(resourceFromAttributes(deploymentAttributes(deployment)));
+  const telemetry = startTelemetry({ resource, spanProcessors: processors });
   runtime().active = enabled;
   runtime().engine = engine;
   const stopHeapSampling = engine?.startHeapSampling(config.get<number>('patterns.heap-sample-interval'));

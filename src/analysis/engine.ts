@@ -147,9 +147,9 @@ export class Engine implements SpanAnalysis {
    * Without `metadata` (svc assembled by hand) it uses the engine's topology, default
    * configuration and the process's decorator registry.
    */
-  createSpanProcessor(metadata?: ServiceMetadata, deploymentAttributes: Attributes = {}, onFirstRequest?: () => void): SvcSpanProcessor {
+  createSpanProcessor(metadata?: ServiceMetadata, onFirstRequest?: () => void): SvcSpanProcessor {
     const resolved = metadata ?? new ServiceMetadata(new ResolvedConfig([]), decoratorRegistry(), {}, undefined, this.topology ?? new TopologyRegistry());
-    return new SvcSpanProcessor({ metadata: resolved, deploymentAttributes, onFirstRequest, analysis: this, staticBaselineAttributes: this.baselineSource === 'static' });
+    return new SvcSpanProcessor({ metadata: resolved, onFirstRequest, analysis: this, staticBaselineAttributes: this.baselineSource === 'static' });
   }
 
   /** Called for every detection (anomaly sustained or pattern), before its event is rate-limited. */
@@ -191,10 +191,12 @@ export class Engine implements SpanAnalysis {
     this.rollingBaselines.record(operation, latencyMs, isError);
     this.health.recordSpan(operation, latencyMs, isError);
     if (this.sloTracker.hasSlo(operation)) {
-      this.sloTracker.record(operation, latencyMs, isError);
-      const [name] = this.sloTracker.namesFor(operation);
-      const budget = this.sloTracker.budgetOf(name!)!;
-      span?.setAttributes({ [SLO.name]: name!, [SLO.target]: budget.target, [SLO.budgetRemaining]: budget.budgetRemaining, [SLO.burnRate]: budget.burnRate });
+      // svc.slo.* go on the spans that spend error budget, the ones an agent looks at for it.
+      const spent = this.sloTracker.record(operation, latencyMs, isError);
+      if (spent !== undefined && span) {
+        const budget = this.sloTracker.budgetOf(spent)!;
+        span.setAttributes({ [SLO.name]: spent, [SLO.target]: budget.target, [SLO.budgetRemaining]: budget.budgetRemaining, [SLO.burnRate]: budget.burnRate });
+      }
       for (const alert of this.sloTracker.checkAlerts()) this.emitSloAlert(alert);
     }
   }

@@ -180,11 +180,6 @@ export class SloTracker {
     return [...this.slos.values()].map((s) => s.definition);
   }
 
-  /** The SLO names registered for an operation (empty when none). */
-  namesFor(operation: string): string[] {
-    return (this.byOperation.get(operation) ?? []).map((s) => s.definition.name);
-  }
-
   hasSlo(operation: string): boolean {
     return this.byOperation.has(operation);
   }
@@ -197,21 +192,27 @@ export class SloTracker {
     this.recordEvent(operation, true, undefined);
   }
 
-  /** Records a request of `operation` against each of its SLOs, judged by the SLO's type. */
-  record(operation: string, latencyMs: number, isError: boolean): void {
-    this.recordEvent(operation, isError, latencyMs);
+  /**
+   * Records a request of `operation` against each of its SLOs, judged by the SLO's type; returns
+   * the name of the first SLO the request counted against (spent budget of), if any.
+   */
+  record(operation: string, latencyMs: number, isError: boolean): string | undefined {
+    return this.recordEvent(operation, isError, latencyMs);
   }
 
-  private recordEvent(operation: string, isError: boolean, latencyMs: number | undefined): void {
+  private recordEvent(operation: string, isError: boolean, latencyMs: number | undefined): string | undefined {
     const list = this.byOperation.get(operation);
-    if (!list) return;
+    if (!list) return undefined;
     const now = this.clock.now();
+    let spent: string | undefined;
     for (const slo of list) {
       const { type, latencyThresholdMs } = slo.definition;
       const bad = type === 'LATENCY_P99' && latencyMs !== undefined ? latencyMs > latencyThresholdMs! : isError;
       slo.record(now, bad);
+      if (bad) spent ??= slo.definition.name;
       this.checkTiers(slo);
     }
+    return spent;
   }
 
   getStatus(name: string): SloStatus | undefined {

@@ -2,7 +2,7 @@
  * The span processor: in `onEnding` (the span is complete but still writable) it adds
  * - to server spans, and to internal spans of a decorated or configured operation: the operation
  *   name, its decision metadata and its static baseline;
- *   and the deployment attributes;
+ * 
  * - to client spans: the dependency they call and its declared metadata.
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
  * few map lookups and one `setAttributes`. Nothing here throws into the host.
@@ -24,7 +24,6 @@ export interface SpanAnalysis {
 
 export interface SvcSpanProcessorOptions {
   readonly metadata: ServiceMetadata;
-  readonly deploymentAttributes: Attributes;
   readonly analysis?: SpanAnalysis;
   /** Put the configured static baseline on operation spans (baselines.source static). Default true. */
   readonly staticBaselineAttributes?: boolean;
@@ -39,24 +38,27 @@ function durationMs(span: Span): number {
   return seconds * 1000 + nanos / 1e6;
 }
 
+/**
+ * The attributes of an operation span. Decision metadata equal to the configuration default
+ * (retryable false, idempotent false, escalation auto_resolve, safe to restart true, no retry
+ * delay) is left out: every attribute costs export time on every span (bench/http.mjs), and an
+ * absent one reads as the documented default. The static baseline is added when configured.
+ */
 export function operationAttributes(metadata: OperationMetadata, staticBaseline = true): Attributes {
-  const attributes: Attributes = {
-    [OPERATION.name]: metadata.name,
-    [OPERATION.retryable]: metadata.retryable,
-    [OPERATION.retryAfterMs]: metadata.retryAfterMs,
-    [OPERATION.idempotent]: metadata.idempotent,
-    [OPERATION.escalationLevel]: metadata.escalationLevel,
-    [OPERATION.safeToRestart]: metadata.safeToRestart,
-  };
+  const attributes: Attributes = { [OPERATION.name]: metadata.name };
+  if (metadata.retryable) attributes[OPERATION.retryable] = true;
+  if (metadata.retryAfterMs) attributes[OPERATION.retryAfterMs] = metadata.retryAfterMs;
+  if (metadata.idempotent) attributes[OPERATION.idempotent] = true;
+  if (metadata.escalationLevel !== 'auto_resolve') attributes[OPERATION.escalationLevel] = metadata.escalationLevel;
+  if (!metadata.safeToRestart) attributes[OPERATION.safeToRestart] = false;
   if (metadata.profile) attributes[OPERATION.profile] = metadata.profile;
   if (metadata.runbookUrl) attributes[OPERATION.runbookUrl] = metadata.runbookUrl;
   if (metadata.fallbackDescription) attributes[OPERATION.fallbackDescription] = metadata.fallbackDescription;
-  if (!staticBaseline) return Object.freeze(attributes);
-  const hasBaseline = metadata.expectedLatencyP50Ms !== undefined || metadata.expectedLatencyP99Ms !== undefined || metadata.expectedErrorRate !== undefined;
-  if (metadata.expectedLatencyP50Ms !== undefined) attributes[BASELINE.latencyP50Ms] = metadata.expectedLatencyP50Ms;
-  if (metadata.expectedLatencyP99Ms !== undefined) attributes[BASELINE.latencyP99Ms] = metadata.expectedLatencyP99Ms;
-  if (metadata.expectedErrorRate !== undefined) attributes[BASELINE.errorRate] = metadata.expectedErrorRate;
-  if (hasBaseline) attributes[BASELINE.source] = 'static';
+  if (staticBaseline) {
+    if (metadata.expectedLatencyP50Ms !== undefined) attributes[BASELINE.latencyP50Ms] = metadata.expectedLatencyP50Ms;
+    if (metadata.expectedLatencyP99Ms !== undefined) attributes[BASELINE.latencyP99Ms] = metadata.expectedLatencyP99Ms;
+    if (metadata.expectedErrorRate !== undefined) attributes[BASELINE.errorRate] = metadata.expectedErrorRate;
+  }
   return Object.freeze(attributes);
 }
 
@@ -138,7 +140,7 @@ export class SvcSpanProcessor implements SpanProcessor {
   private cachedAttributes(metadata: OperationMetadata): Attributes {
     let attributes = this.attributesOf.get(metadata);
     if (!attributes) {
-      attributes = Object.freeze({ ...operationAttributes(metadata, this.options.staticBaselineAttributes ?? true), ...this.options.deploymentAttributes });
+      attributes = operationAttributes(metadata, this.options.staticBaselineAttributes ?? true);
       this.attributesOf.set(metadata, attributes);
     }
     return attributes;

@@ -39,14 +39,21 @@ describe('Engine assembled without the preload', () => {
       call.end(start + 5);
       clock.advance(1000);
     }
-    const server = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER)!;
-    expect(server.attributes).toMatchObject({ 'svc.operation.name': 'POST /pay', 'svc.slo.name': 'pay-availability', 'svc.slo.target': 0.95 });
+    const failing = tracer.startSpan('POST /pay', { kind: SpanKind.SERVER, startTime: clock.now(), attributes: { 'http.request.method': 'POST', 'http.route': '/pay' } });
+    failing.setStatus({ code: 2 });
+    failing.end(clock.now() + 25);
+    const servers = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER);
+    expect(servers[0]!.attributes).toMatchObject({ 'svc.operation.name': 'POST /pay' });
+    expect(servers[0]!.attributes).not.toHaveProperty('svc.slo.name');
+    // The failing request spends error budget and carries the SLO's state.
+    expect(servers.at(-1)!.attributes).toMatchObject({ 'svc.slo.name': 'pay-availability', 'svc.slo.target': 0.95 });
+    expect(servers.at(-1)!.attributes['svc.slo.budget_remaining']).toBeCloseTo(1 - 1 / 21 / 0.05, 9);
     expect(exporter.getFinishedSpans().find((s) => s.kind === SpanKind.CLIENT)!.attributes).toMatchObject({ 'svc.dependency.name': 'ledger', 'svc.dependency.criticality': 'required' });
     const summary = engine.healthSummary();
     expect(summary.service).toBe('checkout');
     expect(summary.status).toBe('CRITICAL');
     expect(summary.reasons).toContain('dependency ledger unhealthy');
-    expect(engine.health.getOperationHealth('POST /pay')).toMatchObject({ requestCount: 20, errorRate: 0, elevated: false });
+    expect(engine.health.getOperationHealth('POST /pay')).toMatchObject({ requestCount: 21, elevated: false });
   });
 });
 

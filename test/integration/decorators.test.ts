@@ -52,10 +52,10 @@ describe.each(['legacy', 'standard'])('%s decorators', (mode) => {
     await fixture.get('/orders/a2');
     const order = await receiver.waitFor(() => receiver.spans.find((s) => s.attributes['url.path'] === '/orders/a2'));
     expect(order.resource).toMatchObject({ 'service.name': 'configured-name', 'svc.topology.tier': 'internal', 'svc.topology.team': 'fulfilment' });
-    // svc.yml sets retryable: false; the decorator's other values stay.
+    // svc.yml sets retryable: false (so the attribute is absent); the decorator's other values stay.
+    expect(order.attributes).not.toHaveProperty('svc.operation.retryable');
     expect(order.attributes).toMatchObject({
       'svc.operation.name': 'GET /orders/{id}',
-      'svc.operation.retryable': false,
       'svc.operation.runbook_url': 'https://runbooks.example/decorated',
       'svc.operation.escalation_level': 'page_oncall',
       'svc.operation.safe_to_restart': false,

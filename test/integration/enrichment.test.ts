@@ -50,27 +50,32 @@ describe('plain node:http app without a router', () => {
       'svc.operation.retryable': true,
       'svc.operation.idempotent': true,
       'svc.operation.escalation_level': 'notify_team',
-      'svc.operation.safe_to_restart': true,
       'svc.operation.runbook_url': 'https://runbooks.example/orders',
       'svc.baseline.latency_p50_ms': 20,
       'svc.baseline.latency_p99_ms': 250,
       'svc.baseline.error_rate': 0.01,
-      'svc.baseline.source': 'static',
+    });
+    // Absent decision attributes read as the configuration defaults (safe to restart: true).
+    expect(order.attributes).not.toHaveProperty('svc.operation.safe_to_restart');
+    // The deployment is constant for the process: it is on the Resource, not copied to every span.
+    expect(order.resource).toMatchObject({
       'svc.deployment.version': '2.4.1',
+      'service.version': '2.4.1',
       'svc.deployment.commit_sha': '9f8e7d6',
       'svc.deployment.previous_version': '2.4.0',
       'svc.deployment.strategy': 'rolling',
     });
-    expect(order.attributes['svc.deployment.id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(order.resource['svc.deployment.id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Object.keys(order.attributes).filter((k) => k.startsWith('svc.deployment.'))).toEqual([]);
 
     const payment = await receiver.waitFor(() => receiver.spans.find(serverSpan('/payments')));
     expect(payment.attributes).toMatchObject({
       'svc.operation.name': 'POST /payments',
       'svc.operation.escalation_level': 'page_oncall',
       'svc.operation.safe_to_restart': false,
-      'svc.operation.retryable': false,
       'svc.baseline.latency_p99_ms': 1000,
     });
+    expect(payment.attributes).not.toHaveProperty('svc.operation.retryable');
     expect(payment.attributes).not.toHaveProperty('svc.baseline.error_rate');
   });
 
@@ -162,8 +167,8 @@ describe.each([
       'svc.operation.name': 'GET /orders/{id}',
       'svc.operation.retryable': true,
       'svc.baseline.latency_p99_ms': 300,
-      'svc.deployment.version': '3.0.0',
     });
+    expect(order.resource['svc.deployment.version']).toBe('3.0.0');
     const client = await receiver.waitFor(() => receiver.spans.find((s) => s.kind === SPAN_KIND.CLIENT && s.attributes['svc.dependency.name'] === 'inventory-service'));
     expect(client.attributes).toMatchObject({ 'svc.dependency.type': 'internal_service', 'svc.dependency.criticality': 'degraded' });
     expect(order.resource['service.name']).toBe(fixtureDir === 'commonjs' ? 'orders-commonjs' : 'orders-express-esm');

@@ -30,7 +30,6 @@ function harness(registry = newRegistry()) {
   const overflow: number[] = [];
   const processor = new SvcSpanProcessor({
     metadata: new ServiceMetadata(config, registry),
-    deploymentAttributes: { 'svc.deployment.id': 'd-1' },
     onDependencyOverflow: (n) => overflow.push(n),
   });
   const exporter = new InMemorySpanExporter();
@@ -55,8 +54,9 @@ describe('server span operation names', () => {
     expect(attributes).toMatchObject({ 'svc.operation.name': 'DELETE /carts/:cart', 'svc.operation.idempotent': true });
     expect(span('GET', SpanKind.SERVER, { 'http.request.method': 'GET', 'url.path': '/orders/1/items' })['svc.operation.name']).toBe('GET');
   });
-  it('adds the deployment to operation spans, and nothing to plain internal spans', () => {
-    expect(span('GET', SpanKind.SERVER, { 'http.request.method': 'GET', 'http.route': '/x' })['svc.deployment.id']).toBe('d-1');
+  it('leaves default decision metadata out, and adds nothing to plain internal spans', () => {
+    const defaults = span('GET', SpanKind.SERVER, { 'http.request.method': 'GET', 'http.route': '/x' });
+    expect(Object.keys(defaults).filter((k) => k.startsWith('svc.'))).toEqual(['svc.operation.name']);
     const attributes = span('middleware', SpanKind.INTERNAL, { 'http.route': '/orders/:id' });
     expect(Object.keys(attributes).filter((k) => k.startsWith('svc.'))).toEqual([]);
   });
