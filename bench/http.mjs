@@ -6,9 +6,10 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const CONNECTIONS = 16;
+// ports of the fixture servers are ephemeral; the MCP server is not part of this measurement
 
 function start(args, env = {}) {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -30,6 +31,7 @@ async function stop(child) {
 }
 
 const run = (port, duration) => autocannon({ url: `http://127.0.0.1:${port}/orders/42`, connections: CONNECTIONS, duration });
+const stats = async (port) => (await fetch(`http://127.0.0.1:${port}/__stats`)).json();
 
 const sink = await start(['bench/otlp-sink.mjs']);
 const telemetryEnv = {
@@ -41,28 +43,35 @@ const telemetryEnv = {
 const modes = [
   { name: 'no instrumentation', args: ['bench/hello-server.mjs'], env: {} },
   { name: 'plain OTel auto-instrumentation', args: ['--import', './bench/otel-plain.mjs', 'bench/hello-server.mjs'], env: telemetryEnv },
-  { name: '@svc/register', args: ['--import', './register.mjs', 'bench/hello-server.mjs'], env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml', SVC_MCP_ENABLED: 'false' } },
+  { name: '@svc/register, no config', args: ['--import', './register.mjs', 'bench/hello-server.mjs'], env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' } },
+  { name: '@svc/register, bench/svc.yml', args: ['--import', './register.mjs', 'bench/hello-server.mjs'], env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' } },
 ];
-const results = new Map(modes.map((m) => [m.name, { rps: [], p99: [] }]));
+const results = new Map(modes.map((m) => [m.name, { rps: [], p99: [], cpu: [] }]));
 
 for (let round = 1; round <= ROUNDS; round++) {
   for (const mode of modes) {
     const server = await start(mode.args, mode.env);
     await run(server.port, 2);
+    const before = await stats(server.port);
     const result = await run(server.port, SECONDS);
+    const after = await stats(server.port);
     await stop(server.child);
-    results.get(mode.name).rps.push(result.requests.average);
-    results.get(mode.name).p99.push(result.latency.p99);
-    console.log(`round ${round}  ${mode.name.padEnd(32)} ${result.requests.average.toFixed(0).padStart(7)} req/s  p99 ${result.latency.p99} ms`);
+    const cpuPerRequest = (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests);
+    const entry = results.get(mode.name);
+    entry.rps.push(result.requests.average);
+    entry.p99.push(result.latency.p99);
+    entry.cpu.push(cpuPerRequest);
+    console.log(`round ${round}  ${mode.name.padEnd(32)} ${result.requests.average.toFixed(0).padStart(7)} req/s  p99 ${result.latency.p99} ms  server CPU ${cpuPerRequest.toFixed(1)} µs/request`);
   }
 }
 await stop(sink.child);
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const summary = modes.map((m) => ({ name: m.name, rps: median(results.get(m.name).rps), p99: median(results.get(m.name).p99) }));
+const summary = modes.map((m) => ({ name: m.name, rps: median(results.get(m.name).rps), p99: median(results.get(m.name).p99), cpu: median(results.get(m.name).cpu) }));
 console.log(`\nHTTP, ${CONNECTIONS} connections, ${SECONDS} s per run, median of ${ROUNDS} interleaved rounds`);
-for (const s of summary) console.log(`  ${s.name.padEnd(32)} ${s.rps.toFixed(0).padStart(7)} req/s  p99 ${s.p99} ms`);
-const [none, otel, svc] = summary;
-console.log(`  plain OTel / none     ${(otel.rps / none.rps).toFixed(3)} of throughput`);
-console.log(`  @svc/register / none  ${(svc.rps / none.rps).toFixed(3)} of throughput`);
-console.log(`  @svc/register / OTel  ${(svc.rps / otel.rps).toFixed(3)} of throughput (target >= 0.97)`);
+for (const s of summary) console.log(`  ${s.name.padEnd(32)} ${s.rps.toFixed(0).padStart(7)} req/s  p99 ${s.p99} ms  server CPU ${s.cpu.toFixed(1)} µs/request`);
+const [none, otel, ...svcModes] = summary;
+console.log(`  plain OTel / none: ${(otel.rps / none.rps).toFixed(3)} of throughput`);
+for (const svc of svcModes) {
+  console.log(`  ${svc.name}: ${(svc.rps / none.rps).toFixed(3)} of none, ${(svc.rps / otel.rps).toFixed(3)} of plain OTel throughput (target >= 0.97); server CPU per request ${(svc.cpu / otel.cpu).toFixed(3)} x plain OTel`);
+}

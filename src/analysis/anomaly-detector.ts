@@ -11,7 +11,7 @@
  * In both modes anomaly_score = min(1, |z| / 4).
  */
 import { BoundedMap } from './bounded-map.js';
-import type { WindowStats } from './rolling-window.js';
+import type { RollingWindow } from './rolling-window.js';
 
 export type AnomalyMode = 'robust' | 'zscore';
 export const ANOMALY_MODES = ['robust', 'zscore'] as const;
@@ -49,8 +49,8 @@ export class AnomalyDetector {
     this.runs = new BoundedMap(options.maxOperations ?? 1000, () => ({ length: 0 }));
   }
 
-  /** Checks a span's latency against the baseline statistics taken before it was recorded. */
-  check(operation: string, latencyMs: number, stats: WindowStats | undefined): Anomaly | undefined {
+  /** Checks a span's latency against the baseline window, before the span is recorded in it. */
+  check(operation: string, latencyMs: number, stats: Pick<RollingWindow, 'mean' | 'stddev' | 'logMean' | 'logStddev'> | undefined): Anomaly | undefined {
     if (!stats) return undefined;
     const zScore =
       this.mode === 'zscore'

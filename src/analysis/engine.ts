@@ -174,7 +174,7 @@ export class Engine implements SpanAnalysis {
   private analyse(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
     const cached = this.snapshot(operation);
     if (this.anomalyEnabled) {
-      const anomaly = this.anomalyDetector.check(operation, latencyMs, this.rollingBaselines.stats(operation));
+      const anomaly = this.anomalyDetector.check(operation, latencyMs, this.rollingBaselines.window(operation));
       const patterns = this.patternMatcher.detectPatterns(operation, latencyMs, isError, cached.snapshot);
       if (anomaly || patterns.length) {
         span?.setAttributes({
@@ -356,12 +356,20 @@ export class Engine implements SpanAnalysis {
 
 /** Static baselines from operations' expected latencies: needs both p50 and p99; error rate 0 when unset. */
 export class CatalogBaselineProvider implements BaselineProvider {
+  /** One baseline object per resolved metadata, so the per-span lookups allocate nothing. */
+  private readonly baselines = new WeakMap<OperationMetadata, Baseline | null>();
+
   constructor(private readonly operations: OperationCatalog) {}
 
   getBaseline(operation: string): Baseline | undefined {
     const metadata = this.operations.resolve(operation);
-    if (metadata.expectedLatencyP50Ms === undefined || metadata.expectedLatencyP99Ms === undefined) return undefined;
-    return { latencyP50Ms: metadata.expectedLatencyP50Ms, latencyP99Ms: metadata.expectedLatencyP99Ms, errorRate: metadata.expectedErrorRate ?? 0 };
+    let baseline = this.baselines.get(metadata);
+    if (baseline === undefined) {
+      const { expectedLatencyP50Ms: p50, expectedLatencyP99Ms: p99 } = metadata;
+      baseline = p50 === undefined || p99 === undefined ? null : Object.freeze({ latencyP50Ms: p50, latencyP99Ms: p99, errorRate: metadata.expectedErrorRate ?? 0 });
+      this.baselines.set(metadata, baseline);
+    }
+    return baseline ?? undefined;
   }
 }
 

@@ -76,6 +76,7 @@ export interface PatternMatcherOptions {
   readonly maxDependencies?: number;
 }
 
+const NO_PATTERNS: readonly IncidentPattern[] = Object.freeze([]);
 const HERD_RECENT_SECONDS = 5;
 const RATE_SECONDS = 60;
 const HEAP_SAMPLES = 30;
@@ -203,48 +204,49 @@ export class PatternMatcher {
   }
 
   /** Records the observation, then returns the patterns it completes. */
-  detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): IncidentPattern[] {
+  detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
     const now = this.clock.now();
     this.rate.add(now);
     const recent = this.recent(operation);
-    if (!recent) return [];
+    if (!recent) return NO_PATTERNS;
     recent.add(latencyMs, isError);
     const t = this.thresholds;
-    const found: IncidentPattern[] = [];
-    const baselineP50 = snapshot?.p50 ?? this.options.staticBaselines?.getBaseline(operation)?.latencyP50Ms;
-    const baselineErrorRate = snapshot?.errorRate ?? this.options.staticBaselines?.getBaseline(operation)?.errorRate ?? 0;
+    let found: IncidentPattern[] | undefined;
+    const staticBaseline = snapshot ? undefined : this.options.staticBaselines?.getBaseline(operation);
+    const baselineP50 = snapshot?.p50 ?? staticBaseline?.latencyP50Ms;
+    const baselineErrorRate = snapshot?.errorRate ?? staticBaseline?.errorRate ?? 0;
     const enough = recent.size >= t.minRecentSamples;
 
     const slow = enough && baselineP50 !== undefined && recent.geometricMean() >= this.latencyDegradationFactor * baselineP50;
-    if (slow) found.push('latency_degradation');
+    if (slow) (found ??= []).push('latency_degradation');
 
     const errorExcess = enough ? recent.errorRate() - baselineErrorRate : 0;
     if (errorExcess > this.errorRateSpikeThreshold) {
-      found.push('error_rate_spike');
+      (found ??= []).push('error_rate_spike');
       recent.inErrorSpike = true;
     } else if (recent.inErrorSpike && errorExcess < this.errorRateSpikeThreshold / 2) {
       recent.inErrorSpike = false;
       this.lastRecoveryAt = now;
     }
 
-    if (isError && this.failingDependencies(now) >= this.cascadeDependencyCount) found.push('cascade_failure');
+    if (isError && this.failingDependencies(now) >= this.cascadeDependencyCount) (found ??= []).push('cascade_failure');
 
     if (this.heapRising && enough) {
       const slower = baselineP50 !== undefined && recent.geometricMean() >= t.memoryLeakLatencyFactor * baselineP50;
-      if (slower || errorExcess > 0) found.push('memory_leak');
+      if (slower || errorExcess > 0) (found ??= []).push('memory_leak');
     }
 
     if (now - this.lastRecoveryAt <= t.herdWindowMs) {
       const { recent: lastSeconds, usual } = this.rate.recentAndUsual(now, HERD_RECENT_SECONDS);
-      if (lastSeconds >= t.herdMinRequests && lastSeconds >= t.herdRateMultiplier * Math.max(usual, 1)) found.push('thundering_herd');
+      if (lastSeconds >= t.herdMinRequests && lastSeconds >= t.herdRateMultiplier * Math.max(usual, 1)) (found ??= []).push('thundering_herd');
     }
 
     if (now - this.processStartMs <= t.coldStartWindowMs && recent.seen <= t.coldStartRequests) {
       const staticP50 = this.options.staticBaselines?.getBaseline(operation)?.latencyP50Ms;
       const limit = staticP50 !== undefined ? t.coldStartFactor * staticP50 : t.coldStartLatencyMs;
-      if (latencyMs >= limit) found.push('cold_start');
+      if (latencyMs >= limit) (found ??= []).push('cold_start');
     }
-    return found;
+    return found ?? NO_PATTERNS;
   }
 
   private failingDependencies(now: number): number {

@@ -4,7 +4,7 @@
  */
 import { confidenceOf, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
-import { RollingWindow, type WindowStats } from './rolling-window.js';
+import { RollingWindow } from './rolling-window.js';
 
 export class RollingBaselineProvider implements BaselineProvider {
   private readonly windows: BoundedMap<string, RollingWindow>;
@@ -22,10 +22,10 @@ export class RollingBaselineProvider implements BaselineProvider {
     this.windows.getOrCreate(operation)?.add(latencyMs, isError);
   }
 
-  /** O(1) statistics for per-span checks; undefined until `minSamples` observations. */
-  stats(operation: string): WindowStats | undefined {
+  /** The operation's window once it holds `minSamples` observations, for O(1) per-span checks. */
+  window(operation: string): RollingWindow | undefined {
     const window = this.windows.get(operation);
-    return window && window.count >= this.minSamples ? window.stats() : undefined;
+    return window && window.count >= this.minSamples ? window : undefined;
   }
 
   getSnapshot(operation: string): BaselineSnapshot | undefined {

@@ -75,6 +75,25 @@ export class RollingWindow {
     }
   }
 
+  // Getters for the per-span check, which must not allocate; `stats()` bundles them for reads.
+  get mean(): number {
+    return this.size ? this.sum / this.size : 0;
+  }
+
+  get stddev(): number {
+    const mean = this.mean;
+    return this.size ? Math.sqrt(Math.max(0, this.sumSquares / this.size - mean * mean)) : 0;
+  }
+
+  get logMean(): number {
+    return this.size ? this.logSum / this.size : 0;
+  }
+
+  get logStddev(): number {
+    const logMean = this.logMean;
+    return this.size ? Math.sqrt(Math.max(0, this.logSumSquares / this.size - logMean * logMean)) : 0;
+  }
+
   stats(): WindowStats {
     const n = this.size;
     if (n === 0) return { count: 0, mean: 0, stddev: 0, logMean: 0, logStddev: 0, errorRate: 0 };
