@@ -49,7 +49,9 @@ const modes = [
 const results = new Map(modes.map((m) => [m.name, { rps: [], p99: [], cpu: [] }]));
 
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const mode of modes) {
+  // each round starts with a different mode, so no mode always runs first or last
+  const order = modes.map((_, i) => modes[(i + round - 1) % modes.length]);
+  for (const mode of order) {
     const server = await start(mode.args, mode.env);
     await run(server.port, 2);
     const before = await stats(server.port);

@@ -1,0 +1,53 @@
+/**
+ * Small formatting helpers shared by the tools' text layouts, one per layout element, so the
+ * fifteen tools read alike and change in one place.
+ */
+
+/** `42.0ms`, `1.25s`: latencies with a unit. */
+export function ms(value: number | undefined): string {
+  if (value === undefined || Number.isNaN(value)) return 'n/a';
+  if (value >= 1000) return `${(value / 1000).toFixed(2)}s`;
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)}ms`;
+}
+
+/** `2.50%` for a fraction 0.025. */
+export function percent(fraction: number | undefined, digits = 2): string {
+  return fraction === undefined || Number.isNaN(fraction) ? 'n/a' : `${(fraction * 100).toFixed(digits)}%`;
+}
+
+/** `3.2x` for a multiple. */
+export function multiple(value: number | undefined): string {
+  return value === undefined || Number.isNaN(value) ? 'n/a' : `${value.toFixed(1)}x`;
+}
+
+/** `+12.5%` / `-3.0%`: a signed relative change from `from` to `to`. */
+export function signedChange(from: number, to: number): string {
+  if (from === 0) return to === 0 ? '+0.0%' : 'n/a';
+  const change = ((to - from) / from) * 100;
+  return `${change >= 0 ? '+' : ''}${change.toFixed(1)}%`;
+}
+
+/** A value with its baseline: `120ms (baseline 40ms)`. */
+export function withBaseline(value: string, baseline: string | undefined): string {
+  return baseline === undefined ? value : `${value} (baseline ${baseline})`;
+}
+
+/** A section: its title on a line, then its lines indented by two spaces. */
+export function section(title: string, lines: readonly string[], empty = 'none'): string {
+  return [title, ...(lines.length ? lines : [empty]).map((line) => `  ${line}`)].join('\n');
+}
+
+/** `Label: value` lines, aligned. */
+export function fields(entries: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(0, ...entries.map(([label]) => label.length)) + 1;
+  return entries.map(([label, value]) => `${`${label}:`.padEnd(width + 1)}${value}`);
+}
+
+/** Joins blocks with blank lines between them. */
+export function blocks(...parts: readonly (string | undefined | false)[]): string {
+  return parts.filter((p): p is string => typeof p === 'string' && p.length > 0).join('\n\n');
+}
+
+export function isoTime(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}

@@ -1,0 +1,56 @@
+/**
+ * What a tool is: name, description, the permission it needs, string-typed parameters, MCP
+ * annotations and a handler. The 15 built-in tools and custom tools share this shape; the tool
+ * server lists them, checks permission and arguments at call time, and runs the handler.
+ */
+import type { Permission } from '../enums.js';
+import type { ToolServices } from './tool-services.js';
+
+export interface ParameterDefinition {
+  /** Every tool argument is a string (spec); other types are refused at registration. */
+  readonly type: 'string';
+  readonly description: string;
+  /** Accepted values, checked before the handler runs (for example `text`, `json`). */
+  readonly enum?: readonly string[];
+}
+
+/** The caller as the tool server established it: credential, then headers or `_meta` that may lower the role. */
+export interface CallerIdentity {
+  readonly agentName: string;
+  readonly role: string;
+  readonly permissions: ReadonlySet<Permission>;
+  /** How the identity was established: `token:<agent>` or `anonymous loopback`. */
+  readonly credential: string;
+}
+
+export interface ToolContext {
+  readonly caller: CallerIdentity;
+  readonly services: ToolServices;
+}
+
+export interface ToolResult {
+  /** Human-readable text, the tool's answer. */
+  readonly text: string;
+  /** A JSON structure, for tools with `format=json`. */
+  readonly structured?: Record<string, unknown>;
+  /** The call failed in a way the agent can fix (missing approval, bad value, ...). */
+  readonly isError?: boolean;
+}
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly permission: Permission;
+  readonly parameters: Readonly<Record<string, ParameterDefinition>>;
+  readonly required: readonly string[];
+  readonly annotations: { readonly readOnlyHint: boolean; readonly destructiveHint: boolean };
+  handler(args: Readonly<Record<string, string>>, context: ToolContext): ToolResult | Promise<ToolResult>;
+}
+
+/** A tool error the agent can act on; the server turns it into an `isError` result. */
+export class ToolError extends Error {}
+
+export function textResult(text: string, structured?: Record<string, unknown>): ToolResult {
+  return structured ? { text, structured } : { text };
+}
