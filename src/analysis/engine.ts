@@ -25,6 +25,7 @@ import { AnomalyDetector, type AnomalyMode } from './anomaly-detector.js';
 import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { ChangeTracker } from './change-tracker.js';
+import { ErrorCategories, errorCategoryOf } from './error-categories.js';
 import { CircuitBreakers } from './circuit-breakers.js';
 import { SpanClock, systemClock, type Clock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
@@ -95,6 +96,7 @@ export class Engine implements SpanAnalysis {
   readonly circuitBreakers: CircuitBreakers;
   readonly changes: ChangeTracker;
   readonly anomalyDetector: AnomalyDetector;
+  readonly errorCategories: ErrorCategories;
   private readonly serviceNameOf: () => string;
   private readonly topology: TopologyRegistry | undefined;
   private readonly emit: EmitEvent;
@@ -138,6 +140,7 @@ export class Engine implements SpanAnalysis {
     this.anomalyEnabled = anomaly.enabled ?? true;
     this.eventIntervalMs = anomaly.eventIntervalMs ?? 60_000;
     this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, maxOperations });
+    this.errorCategories = new ErrorCategories(maxOperations);
     this.snapshots = new BoundedMap(maxOperations, () => ({ snapshot: undefined as BaselineSnapshot | undefined, at: Number.NEGATIVE_INFINITY, attributes: undefined as Attributes | undefined }));
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
   }
@@ -172,6 +175,7 @@ export class Engine implements SpanAnalysis {
   }
 
   private analyse(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
+    if (isError && span) this.errorCategories.record(operation, errorCategoryOf(span.attributes, span.events));
     const cached = this.snapshot(operation);
     if (this.anomalyEnabled) {
       const anomaly = this.anomalyDetector.check(operation, latencyMs, this.rollingBaselines.window(operation));
