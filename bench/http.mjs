@@ -39,6 +39,7 @@ const telemetryEnv = {
   OTEL_METRICS_EXPORTER: 'none',
   OTEL_LOGS_EXPORTER: 'none',
   OTEL_SERVICE_NAME: 'bench',
+  SVC_MCP_PORT: '0',
 };
 const modes = [
   { name: 'no instrumentation', args: ['bench/hello-server.mjs'], env: {} },

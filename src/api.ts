@@ -2,7 +2,10 @@
  * `@svc/register/api`: decorators, enums, and the programmatic API for services that assemble
  * svc themselves instead of (or besides) the preload.
  */
+import type { CircuitState, OpossumLike } from './analysis/circuit-breakers.js';
 import type { Engine } from './analysis/engine.js';
+import type { CustomActionDefinition } from './incidents/remediation.js';
+import type { CustomToolDefinition, CustomToolHandler } from './mcp/tool-registry.js';
 import { runtime } from './runtime.js';
 
 export { AgentObservable, AgentOperation, DeclareConsumer, DeclareDependency, METADATA_KEYS } from './metadata/decorators.js';
@@ -42,4 +45,47 @@ export type { MinuteStats } from './analysis/minute-history.js';
 /** The engine of the running preload (undefined before start or with svc.enabled=false). */
 export function currentEngine(): Engine | undefined {
   return runtime().engine;
+}
+
+export { ToolRegistry, type CustomToolDefinition, type CustomToolHandler } from './mcp/tool-registry.js';
+export type { ToolContext, ToolResult, CallerIdentity } from './mcp/tool-definition.js';
+export type { CustomActionDefinition, RemediationContext } from './incidents/remediation.js';
+export { sha256Hex } from './mcp/authenticator.js';
+
+/**
+ * Registers a custom MCP tool: it appears in tools/list (announced with
+ * notifications/tools/list_changed when the server already runs) and obeys permissions.
+ *
+ * @example
+ * registerTool({ name: 'get_queue_depth', description: 'Jobs waiting', permission: 'READ', readOnly: true }, () => `${queue.length} jobs`);
+ */
+export function registerTool(definition: CustomToolDefinition, handler: CustomToolHandler): void {
+  runtime().tools.registerCustom(definition, handler);
+}
+
+/** Registers a remediation action agents can list and execute (audited; approval if required). */
+export function registerRemediationAction(definition: CustomActionDefinition): void {
+  const state = runtime();
+  if (state.remediation) state.remediation.registerAction(definition);
+  else state.pendingActions.push(definition);
+}
+
+/** True while an agent has turned on the operation's fallback (built-in action enable_fallback). */
+export function isFallbackEnabled(operation: string): boolean {
+  return runtime().remediation?.isFallbackEnabled(operation) ?? false;
+}
+
+/** Follows an opossum circuit breaker: its state changes become events and remediation can open/close it. */
+export function watchCircuitBreaker(breaker: OpossumLike, options: { dependency: string; name?: string }): void {
+  runtime().engine?.circuitBreakers.watchOpossum(breaker, options);
+}
+
+/** Reports a circuit breaker state from any breaker library. */
+export function reportCircuitBreakerState(name: string, state: CircuitState, details: { failureCount?: number; dependency?: string } = {}): void {
+  runtime().engine?.circuitBreakers.report(name, state, details);
+}
+
+/** The MCP tool server's URL once it listens (undefined before, or when disabled). */
+export function toolServerUrl(): string | undefined {
+  return runtime().toolServer?.url;
 }

@@ -3,17 +3,26 @@
  * package (preload, ESM and CommonJS imports of the API) sees the same one.
  */
 import type { Engine } from './analysis/engine.js';
+import type { CustomActionDefinition, Remediation } from './incidents/remediation.js';
+import type { ToolServer } from './mcp/tool-server.js';
+import { ToolRegistry } from './mcp/tool-registry.js';
 
 export interface Runtime {
   /** True while the preload (or `start()`) runs with `svc.enabled=true`. */
   active: boolean;
   /** The analysis engine of the running instance, for the API and the tool server. */
   engine: Engine | undefined;
+  /** Built-in and custom tools; custom tools may be registered before the server starts. */
+  readonly tools: ToolRegistry;
+  remediation: Remediation | undefined;
+  /** Custom remediation actions registered before the tool server started. */
+  readonly pendingActions: CustomActionDefinition[];
+  toolServer: ToolServer | undefined;
 }
 
 const KEY = Symbol.for('svc.runtime');
 
 export function runtime(): Runtime {
   const holder = globalThis as { [KEY]?: Runtime };
-  return (holder[KEY] ??= { active: false, engine: undefined });
+  return (holder[KEY] ??= { active: false, engine: undefined, tools: new ToolRegistry(), remediation: undefined, pendingActions: [], toolServer: undefined });
 }

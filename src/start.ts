@@ -17,6 +17,7 @@ import { deploymentAttributes, deploymentDescription, deploymentEventBody, deplo
 import { EventLog } from './telemetry/event-log.js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { startTelemetry } from './telemetry/sdk.js';
+import { startToolServer } from './mcp/start-tool-server.js';
 import { installShutdownHooks } from './telemetry/shutdown-hooks.js';
 import { TopologyResource } from './telemetry/topology-resource.js';
 
@@ -122,6 +123,11 @@ function startOrThrow(options: StartOptions): Svc {
   const removeHooks = installShutdownHooks(telemetry, FLUSH_TIMEOUT_MS);
 
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
+  if (engine && config.get<boolean>('mcp.enabled')) {
+    startToolServer(config, engine, metadata).catch((error: unknown) => {
+      process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+    });
+  }
 
   return {
     config,
@@ -133,6 +139,8 @@ function startOrThrow(options: StartOptions): Svc {
       settleTopology();
       removeHooks();
       stopHeapSampling?.();
+      await runtime().toolServer?.stop();
+      runtime().toolServer = undefined;
       runtime().active = false;
       runtime().engine = undefined;
       await telemetry.shutdown();

@@ -106,6 +106,8 @@ export class Engine implements SpanAnalysis {
   private readonly snapshots: BoundedMap<string, { snapshot: BaselineSnapshot | undefined; at: number; attributes: Attributes | undefined }>;
   private readonly lastEvent: BoundedMap<string, { at: number; suppressed: number }>;
   private readonly detectionListeners: ((detection: Detection) => void)[] = [];
+  private readonly sloAlertListeners: ((alert: SloAlert) => void)[] = [];
+  private readonly observers = new Set<(operation: string, latencyMs: number, isError: boolean) => void>();
 
   constructor(options: EngineOptions = {}) {
     const clock = options.clock ?? systemClock;
@@ -160,6 +162,17 @@ export class Engine implements SpanAnalysis {
     this.detectionListeners.push(listener);
   }
 
+  /** Called for every operation observation until the returned function is called (keep it short-lived). */
+  onObservation(observer: (operation: string, latencyMs: number, isError: boolean) => void): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  /** Called for every SLO budget alert (each tier once per crossing). */
+  onSloAlert(listener: (alert: SloAlert) => void): void {
+    this.sloAlertListeners.push(listener);
+  }
+
   observeOperation(span: Span, metadata: OperationMetadata, latencyMs: number, isError: boolean): void {
     this.observe(metadata.name, latencyMs, isError, span);
   }
@@ -176,6 +189,7 @@ export class Engine implements SpanAnalysis {
 
   private analyse(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
     if (isError && span) this.errorCategories.record(operation, errorCategoryOf(span.attributes, span.events));
+    if (this.observers.size) for (const observer of this.observers) observer(operation, latencyMs, isError);
     const cached = this.snapshot(operation);
     if (this.anomalyEnabled) {
       const anomaly = this.anomalyDetector.check(operation, latencyMs, this.rollingBaselines.window(operation));
@@ -270,6 +284,7 @@ export class Engine implements SpanAnalysis {
   }
 
   private emitSloAlert(alert: SloAlert): void {
+    for (const listener of this.sloAlertListeners) listener(alert);
     this.emit('svc.slo.budget_alert', SLO_SEVERITY[alert.severity], {
       slo_name: alert.sloName,
       severity: alert.severity,

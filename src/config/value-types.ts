@@ -143,6 +143,16 @@ export function enumListType<T extends string>(values: readonly T[]): ValueType<
   };
 }
 
+/** A list of non-empty strings, given as a YAML list or a comma-separated string. */
+export const stringListType: ValueType<string[]> = {
+  accepts: 'a list of names (YAML list or comma-separated)',
+  parse(raw) {
+    const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : null;
+    if (items === null || !items.every((i) => typeof i === 'string' || typeof i === 'number')) throw new ValueError(`${describe(raw)} is not a list of names`);
+    return [...new Set(items.map((i) => String(i).trim()).filter(Boolean))];
+  },
+};
+
 export const sha256Type: ValueType<string> = {
   accepts: 'a SHA-256 hex digest (64 hex characters)',
   parse(raw) {

@@ -51,3 +51,49 @@ export function blocks(...parts: readonly (string | undefined | false)[]): strin
 export function isoTime(epochMs: number): string {
   return new Date(epochMs).toISOString();
 }
+
+/** A header line of parts: `checkout | STATUS: DEGRADED | 2026-01-01T00:00:00.000Z`. */
+export function headerLine(...parts: readonly string[]): string {
+  return parts.join(' | ');
+}
+
+/** Rows of cells with every column but the last padded to its widest cell, two spaces apart. */
+export function columns(rows: readonly (readonly string[])[]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join('  ').trimEnd());
+}
+
+/** `30d`, `6h`, `90m`, `45s`: a duration in its largest whole unit. */
+export function duration(durationMs: number): string {
+  const units: readonly (readonly [string, number])[] = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ];
+  for (const [unit, size] of units) if (durationMs >= size && durationMs % size === 0) return `${durationMs / size}${unit}`;
+  return ms(durationMs);
+}
+
+/** `1 SLO`, `3 SLOs`. */
+export function plural(count: number, noun: string, nounPlural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nounPlural}`;
+}
+
+/** The first `limit` items, then how many more: `a, b, c and 7 more`. */
+export function listSome(items: readonly string[], limit = 5): string {
+  if (items.length === 0) return 'none';
+  const shown = items.slice(0, limit).join(', ');
+  return items.length > limit ? `${shown} and ${items.length - limit} more` : shown;
+}
+
+/** Cuts text longer than `max` characters, marking the cut with `...`. */
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
+}
+
+/** `12.5/min`: a rate per minute. */
+export function perMinute(value: number | undefined): string {
+  return value === undefined || Number.isNaN(value) ? 'n/a' : `${value.toFixed(1)}/min`;
+}

@@ -1,8 +1,18 @@
-/** What tool handlers read and act on: the analysis engine and the service's metadata. */
+/** What tool handlers read and act on: analysis, metadata, incidents, remediation, sessions. */
 import type { Engine } from '../analysis/engine.js';
+import type { AuditTrail } from '../incidents/audit-trail.js';
+import type { IncidentTracker } from '../incidents/incident-tracker.js';
+import type { Remediation } from '../incidents/remediation.js';
+import type { SessionStore } from '../incidents/session-store.js';
+import type { Verifier } from '../incidents/verification.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
 
 export interface ToolServices {
   readonly engine: Engine;
   readonly metadata: ServiceMetadata;
+  readonly incidents: IncidentTracker;
+  readonly remediation: Remediation;
+  readonly audit: AuditTrail;
+  readonly sessions: SessionStore;
+  readonly verifier: Verifier;
 }

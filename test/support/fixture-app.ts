@@ -50,6 +50,7 @@ export async function startFixture(options: FixtureOptions): Promise<FixtureApp>
     OTEL_METRICS_EXPORTER: 'none',
     OTEL_BSP_SCHEDULE_DELAY: '100',
     OTEL_BLRP_SCHEDULE_DELAY: '100',
+    SVC_MCP_PORT: '0',
     ...options.env,
   };
   const child = spawn(process.execPath, ['--import', join(ROOT, 'register.mjs'), options.script, ...(options.args ?? [])], {

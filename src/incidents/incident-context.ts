@@ -1,0 +1,191 @@
+/**
+ * The complete diagnosis get_incident_context returns: what is happening, what changed, what is
+ * affected, what to do, and similar past incidents (spec "Incident"). Built from the open
+ * incident of the operation (or, without one, from its current state), the engine, the metadata
+ * and the remediation catalog.
+ *
+ * Rules where the spec is silent:
+ * - scope: `dependency_related` when a dependency is degraded or unhealthy, `service_wide` when
+ *   more than one operation is elevated or has an open incident, else `operation_specific`;
+ * - user-facing: YES when the tier is critical or a consumer calls synchronously;
+ * - a change is flagged PROBABLE CAUSE when it happened within 30 minutes before the incident;
+ * - action priority: HIGH for the remedies of the detected patterns (fallback for error spikes
+ *   and cascades, opening the breaker of an unhealthy dependency, escalation at page_oncall or
+ *   above), MEDIUM otherwise.
+ */
+import type { Engine } from '../analysis/engine.js';
+import type { IncidentPattern } from '../analysis/pattern-matcher.js';
+import { PATTERN_DESCRIPTIONS } from '../analysis/pattern-matcher.js';
+import type { ServiceMetadata } from '../metadata/service-metadata.js';
+import { blocks, fields, isoTime, ms, percent, section, withBaseline } from '../mcp/text-layout.js';
+import type { Incident, IncidentTracker } from './incident-tracker.js';
+import type { RemediationAction, Remediation } from './remediation.js';
+
+export type ActionPriority = 'HIGH' | 'MEDIUM';
+
+export interface SuggestedAction extends RemediationAction {
+  readonly priority: ActionPriority;
+}
+
+export interface IncidentContext {
+  readonly id: string | undefined;
+  readonly severity: string;
+  readonly time: number;
+  readonly summary: string;
+  readonly operation: string;
+  readonly errorRate: number;
+  readonly baselineErrorRate: number | undefined;
+  readonly p50: number;
+  readonly baselineP50: number | undefined;
+  readonly p99: number;
+  readonly baselineP99: number | undefined;
+  readonly anomalyScore: number;
+  readonly serviceStatus: string;
+  readonly serviceReasons: readonly string[];
+  readonly patterns: readonly IncidentPattern[];
+  readonly lastDeployment: { version: string; timestamp: number; probableCause: boolean } | undefined;
+  readonly changes: readonly { kind: string; description: string; timestamp: number; probableCause: boolean }[];
+  readonly scope: 'operation_specific' | 'service_wide' | 'dependency_related';
+  readonly userFacing: boolean;
+  readonly affectedOperations: readonly string[];
+  readonly affectedDependencies: readonly string[];
+  readonly affectedConsumers: readonly string[];
+  readonly escalationLevel: string;
+  readonly onCallChannel: string;
+  readonly runbookUrl: string;
+  readonly retryable: boolean;
+  readonly safeToRestart: boolean;
+  readonly actions: readonly SuggestedAction[];
+  readonly similar: readonly { id: string; cause: string; resolution: string }[];
+}
+
+const HIGH_PRIORITY: Partial<Record<IncidentPattern, readonly string[]>> = {
+  error_rate_spike: ['enable_fallback'],
+  cascade_failure: ['enable_fallback', 'open_circuit_breaker'],
+  latency_degradation: ['enable_fallback'],
+  memory_leak: ['escalate'],
+  thundering_herd: ['enable_fallback'],
+};
+
+export function buildIncidentContext(operation: string, services: { engine: Engine; metadata: ServiceMetadata; incidents: IncidentTracker; remediation: Remediation }): IncidentContext {
+  const { engine, metadata, incidents, remediation } = services;
+  const incident: Incident | undefined = incidents.openIncident(operation);
+  const now = engine.clock.now();
+  const health = engine.health.getOperationHealth(operation);
+  const baseline = engine.baselines.getBaseline(operation);
+  const summary = engine.healthSummary();
+  const operationMetadata = metadata.operations.resolve(operation);
+  const { registry } = metadata.topology();
+  const patterns = incident ? [...incident.patterns] : [];
+  const openedAt = incident?.openedAt ?? now;
+
+  const windowMs = incidents.changeWindowMs;
+  const changes = engine.changes.list().slice(-10).reverse().map((c) => ({ kind: c.kind, description: c.description, timestamp: c.timestamp, probableCause: c.timestamp <= openedAt && openedAt - c.timestamp <= windowMs && incident !== undefined }));
+  const deployment = engine.changes.lastDeployment();
+  const lastDeployment = deployment && {
+    version: deployment.details.version ?? deployment.description,
+    timestamp: deployment.timestamp,
+    probableCause: incident !== undefined && deployment.timestamp <= openedAt && openedAt - deployment.timestamp <= windowMs,
+  };
+
+  const unhealthyDependencies = summary.dependencies.filter((d) => d.state !== 'healthy').map((d) => d.name);
+  const troubled = new Set([...summary.operations.filter((o) => o.elevated).map((o) => o.operation), ...incidents.openIncidents().map((i) => i.operation)]);
+  troubled.add(operation);
+  const scope = unhealthyDependencies.length ? 'dependency_related' : troubled.size > 1 ? 'service_wide' : 'operation_specific';
+  const consumers = registry.consumers();
+  const userFacing = registry.topology.tier === 'critical' || consumers.some((c) => c.pattern === 'synchronous');
+
+  const highKinds = new Set(patterns.flatMap((p) => HIGH_PRIORITY[p] ?? []));
+  if (operationMetadata.escalationLevel === 'page_oncall' || operationMetadata.escalationLevel === 'incident_commander') highKinds.add('escalate');
+  const breakerDependencies = new Map(engine.circuitBreakers.statuses().map((b) => [b.name, b.dependency]));
+  const actions: SuggestedAction[] = remediation.actionsFor(operation).map((action) => {
+    const high = action.kind === 'open_circuit_breaker' ? unhealthyDependencies.includes(breakerDependencies.get(action.target) ?? '') : highKinds.has(action.kind);
+    return { ...action, priority: high ? 'HIGH' : 'MEDIUM' };
+  });
+  actions.sort((a, b) => (a.priority === b.priority ? 0 : a.priority === 'HIGH' ? -1 : 1));
+
+  const errorRate = health?.errorRate ?? 0;
+  const what = patterns.length ? patterns.join(', ') : incident ? 'latency anomaly' : 'no open incident';
+  return {
+    id: incident?.id,
+    severity: incident?.severity ?? 'NONE',
+    time: openedAt,
+    summary: `${operation}: ${what}; error rate ${percent(errorRate)}, p50 ${ms(health?.p50)}; service ${summary.status}`,
+    operation,
+    errorRate,
+    baselineErrorRate: baseline?.errorRate,
+    p50: health?.p50 ?? 0,
+    baselineP50: baseline?.latencyP50Ms,
+    p99: health?.p99 ?? 0,
+    baselineP99: baseline?.latencyP99Ms,
+    anomalyScore: incident?.maxAnomalyScore ?? 0,
+    serviceStatus: summary.status,
+    serviceReasons: summary.reasons,
+    patterns,
+    lastDeployment,
+    changes,
+    scope,
+    userFacing,
+    affectedOperations: [...troubled],
+    affectedDependencies: unhealthyDependencies,
+    affectedConsumers: userFacing ? consumers.map((c) => `${c.name} (${c.pattern}${c.slaLatencyMs ? `, SLA ${c.slaLatencyMs}ms` : ''})`) : [],
+    escalationLevel: operationMetadata.escalationLevel,
+    onCallChannel: registry.topology.onCallChannel,
+    runbookUrl: operationMetadata.runbookUrl,
+    retryable: operationMetadata.retryable,
+    safeToRestart: operationMetadata.safeToRestart,
+    actions,
+    similar: incident ? incidents.similarTo(incident).map((past) => ({ id: past.id, cause: past.cause ?? 'unknown', resolution: past.resolution ?? 'unknown' })) : [],
+  };
+}
+
+export function formatIncidentContext(context: IncidentContext): string {
+  const changed = [
+    context.lastDeployment
+      ? `Last deploy: ${context.lastDeployment.version} at ${isoTime(context.lastDeployment.timestamp)}${context.lastDeployment.probableCause ? '  PROBABLE CAUSE (shortly before the incident)' : ''}`
+      : 'Last deploy: unknown',
+    ...context.changes.map((c) => `${isoTime(c.timestamp)} ${c.kind}: ${c.description}${c.probableCause ? '  <- close to the incident' : ''}`),
+  ];
+  const escalation = `Escalation level: ${context.escalationLevel.toUpperCase()}${context.onCallChannel && context.escalationLevel !== 'auto_resolve' ? ` (${context.onCallChannel})` : ''}`;
+  return blocks(
+    `INCIDENT ${context.id ?? 'none (no open incident for this operation)'}`,
+    fields([
+      ['SEVERITY', context.severity],
+      ['TIME', isoTime(context.time)],
+      ['SUMMARY', context.summary],
+    ]).join('\n'),
+    section(
+      'WHAT IS HAPPENING',
+      fields([
+        ['Operation', context.operation],
+        ['Error rate', withBaseline(percent(context.errorRate), context.baselineErrorRate === undefined ? undefined : percent(context.baselineErrorRate))],
+        ['Latency P50', withBaseline(ms(context.p50), context.baselineP50 === undefined ? undefined : ms(context.baselineP50))],
+        ['Latency P99', withBaseline(ms(context.p99), context.baselineP99 === undefined ? undefined : ms(context.baselineP99))],
+        ['Anomaly score', context.anomalyScore.toFixed(2)],
+        ['Service health', `${context.serviceStatus}${context.serviceReasons.length ? ` (${context.serviceReasons.join('; ')})` : ''}`],
+        ['Patterns', context.patterns.length ? context.patterns.map((p) => `${p} (${PATTERN_DESCRIPTIONS[p]})`).join('; ') : 'none'],
+      ]),
+    ),
+    section('WHAT CHANGED', changed),
+    section(
+      'WHAT IS AFFECTED',
+      fields([
+        ['Scope', context.scope],
+        ['User-facing', context.userFacing ? 'YES' : 'NO'],
+        ['Operations', context.affectedOperations.join(', ') || 'none'],
+        ['Dependencies', context.affectedDependencies.join(', ') || 'none'],
+        ['Consumers', context.affectedConsumers.join(', ') || 'none'],
+      ]),
+    ),
+    section('SUGGESTED ACTIONS', [
+      escalation,
+      ...(context.runbookUrl ? [`Runbook: ${context.runbookUrl}`] : []),
+      `Retryable: ${context.retryable ? 'YES' : 'NO'}; safe to restart: ${context.safeToRestart ? 'YES' : 'NO'}`,
+      ...context.actions.map((a) => `[${a.priority}] ${a.name} - ${a.description}${a.requiresApproval ? ' [NEEDS APPROVAL]' : ''}`),
+    ]),
+    section(
+      'SIMILAR PAST INCIDENTS',
+      context.similar.map((s) => `${s.id}: cause ${s.cause}; resolution ${s.resolution}`),
+    ),
+  );
+}

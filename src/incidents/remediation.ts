@@ -1,0 +1,181 @@
+/**
+ * Remediation actions that act for real, in-process:
+ * - built-ins (see remediation-kinds.ts) on an operation (`enable_fallback:<op>`,
+ *   `disable_fallback:<op>`, `reset_baseline:<op>`, `escalate:<op>`) or on a registered circuit
+ *   breaker (`open_circuit_breaker:<breaker>`, `close_circuit_breaker:<breaker>`);
+ * - custom actions the app registers with a handler, a description, an approval requirement and
+ *   the operations they apply to.
+ *
+ * An action that needs approval runs only with `approvedBy` and a valid approver: the caller's
+ * role grants ADMIN, or `approvedBy` is one of the configured approvers (`svc.mcp.approvers`).
+ * A free-text name alone approves nothing. Every execution, refused ones too, goes to the audit
+ * trail, and a health snapshot is taken for verify_remediation_effect.
+ */
+import type { Engine } from '../analysis/engine.js';
+import type { CallerIdentity } from '../mcp/tool-definition.js';
+import type { AuditEntry, AuditTrail } from './audit-trail.js';
+import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
+import type { Verifier } from './verification.js';
+
+export interface RemediationContext {
+  readonly action: string;
+  readonly operation: string | undefined;
+  readonly reason: string;
+  readonly caller: CallerIdentity;
+}
+
+export interface CustomActionDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly requiresApproval?: boolean;
+  /** Operations the action applies to; omit for every operation. */
+  readonly operations?: readonly string[];
+  readonly handler: (context: RemediationContext) => unknown;
+}
+
+export interface RemediationAction {
+  readonly name: string;
+  readonly kind: BuiltInActionKind | 'custom';
+  readonly description: string;
+  readonly requiresApproval: boolean;
+  readonly destructive: boolean;
+  /** The operation or circuit breaker it acts on. */
+  readonly target: string;
+}
+
+export interface ExecutionResult {
+  readonly outcome: 'success' | 'failed' | 'refused';
+  readonly message: string;
+  readonly audit: AuditEntry;
+}
+
+export class RemediationRefused extends Error {}
+
+export class Remediation {
+  private readonly fallbacks = new Set<string>();
+  private readonly custom = new Map<string, CustomActionDefinition>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly audit: AuditTrail,
+    private readonly verifier: Verifier,
+    private readonly approvers: readonly string[],
+    private readonly escalationOf: (operation: string) => { level: string; channel: string },
+  ) {}
+
+  /** Whether the app should serve the operation's fallback (the flag enable_fallback turns on). */
+  isFallbackEnabled(operation: string): boolean {
+    return this.fallbacks.has(operation);
+  }
+
+  registerAction(definition: CustomActionDefinition): void {
+    if (!/^[A-Za-z0-9_.-]+$/.test(definition.name)) throw new Error(`remediation action name "${definition.name}": use letters, digits, "_", "." or "-"`);
+    if (definition.name in BUILT_IN_ACTIONS) throw new Error(`remediation action name "${definition.name}" is a built-in kind`);
+    if (this.custom.has(definition.name)) throw new Error(`a remediation action named "${definition.name}" is already registered`);
+    this.custom.set(definition.name, definition);
+  }
+
+  /** The actions that apply to an operation: its built-ins, every circuit breaker, matching custom actions. */
+  actionsFor(operation: string): RemediationAction[] {
+    const builtIn = (kind: BuiltInActionKind, target: string): RemediationAction => ({
+      name: `${kind}:${target}`,
+      kind,
+      description: BUILT_IN_ACTIONS[kind].description,
+      requiresApproval: BUILT_IN_ACTIONS[kind].requiresApproval,
+      destructive: BUILT_IN_ACTIONS[kind].destructive,
+      target,
+    });
+    const actions = [builtIn(this.fallbacks.has(operation) ? 'disable_fallback' : 'enable_fallback', operation)];
+    for (const breaker of this.engine.circuitBreakers.statuses()) {
+      if (!breaker.controllable) continue;
+      actions.push(builtIn(breaker.state === 'closed' ? 'open_circuit_breaker' : 'close_circuit_breaker', breaker.name));
+    }
+    actions.push(builtIn('reset_baseline', operation), builtIn('escalate', operation));
+    for (const custom of this.custom.values()) {
+      if (custom.operations && !custom.operations.includes(operation)) continue;
+      actions.push({ name: custom.name, kind: 'custom', description: custom.description, requiresApproval: custom.requiresApproval ?? false, destructive: true, target: operation });
+    }
+    return actions;
+  }
+
+  private describe(name: string): { kind: BuiltInActionKind | 'custom'; target: string | undefined; requiresApproval: boolean } {
+    const separator = name.indexOf(':');
+    const kind = separator > 0 ? name.slice(0, separator) : name;
+    if (kind in BUILT_IN_ACTIONS && separator > 0) {
+      return { kind: kind as BuiltInActionKind, target: name.slice(separator + 1), requiresApproval: BUILT_IN_ACTIONS[kind as BuiltInActionKind].requiresApproval };
+    }
+    const custom = this.custom.get(name);
+    if (!custom) {
+      const known = [...Object.keys(BUILT_IN_ACTIONS).map((k) => `${k}:<target>`), ...this.custom.keys()];
+      throw new RemediationRefused(`unknown action "${name}"; call list_remediation_actions for an operation to get action names (known forms: ${known.join(', ')})`);
+    }
+    return { kind: 'custom', target: undefined, requiresApproval: custom.requiresApproval ?? false };
+  }
+
+  /** Runs an action for a caller; refusals throw RemediationRefused after being audited. */
+  async execute(name: string, reason: string, approvedBy: string | undefined, caller: CallerIdentity): Promise<ExecutionResult> {
+    const base = { agentName: caller.agentName, role: caller.role, action: name, reason, approvedBy };
+    let described: ReturnType<Remediation['describe']>;
+    try {
+      described = this.describe(name);
+    } catch (error) {
+      this.audit.record({ ...base, approval: 'not_required', outcome: 'refused', detail: (error as Error).message });
+      throw error;
+    }
+    const approval = described.requiresApproval ? this.approval(approvedBy, caller) : 'not_required';
+    if (approval !== 'not_required' && approval !== 'approved') {
+      this.audit.record({ ...base, approval: 'missing', outcome: 'refused', detail: approval });
+      throw new RemediationRefused(approval);
+    }
+    const operation = described.kind === 'custom' ? undefined : described.kind.endsWith('circuit_breaker') ? undefined : described.target;
+    this.verifier.recordBefore(name, operation);
+    try {
+      const message = await this.run(name, described, reason, caller);
+      const audit = this.audit.record({ ...base, approval, outcome: 'success', detail: message });
+      this.engine.changes.record('config_change', `${name} by ${caller.agentName} (${caller.role}): ${reason}`);
+      return { outcome: 'success', message, audit };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const audit = this.audit.record({ ...base, approval, outcome: 'failed', detail: message });
+      return { outcome: 'failed', message, audit };
+    }
+  }
+
+  /** 'approved', or why the approval is not valid. */
+  private approval(approvedBy: string | undefined, caller: CallerIdentity): 'approved' | string {
+    if (!approvedBy) return 'this action requires approval: send approved_by naming an approver (a configured approver, or a caller whose role grants ADMIN executing it)';
+    if (caller.permissions.has('ADMIN') || this.approvers.includes(approvedBy)) return 'approved';
+    const configured = this.approvers.length ? `configured approvers: ${this.approvers.join(', ')}` : 'no approvers are configured (svc.mcp.approvers)';
+    return `approved_by "${approvedBy}" is not a valid approver: ${configured}; or have a caller whose role grants ADMIN execute the action`;
+  }
+
+  private async run(name: string, described: ReturnType<Remediation['describe']>, reason: string, caller: CallerIdentity): Promise<string> {
+    const target = described.target!;
+    switch (described.kind) {
+      case 'enable_fallback':
+        this.fallbacks.add(target);
+        return `fallback enabled for ${target}; the app serves its fallback while isFallbackEnabled("${target}") is true`;
+      case 'disable_fallback':
+        this.fallbacks.delete(target);
+        return `fallback disabled for ${target}`;
+      case 'open_circuit_breaker':
+      case 'close_circuit_breaker': {
+        const state = described.kind === 'open_circuit_breaker' ? 'open' : 'closed';
+        if (!this.engine.circuitBreakers.force(target, state)) throw new Error(`no controllable circuit breaker named "${target}"`);
+        return `circuit breaker ${target} ${state === 'open' ? 'opened' : 'closed'}`;
+      }
+      case 'reset_baseline':
+        this.engine.rollingBaselines.reset(target);
+        return `rolling baseline of ${target} reset; it is learned again from the next ${this.engine.rollingBaselines.minSamples} requests`;
+      case 'escalate': {
+        const { level, channel } = this.escalationOf(target);
+        return `escalated ${target} at level ${level}${channel ? ` to ${channel}` : ' (no on-call channel configured)'}`;
+      }
+      case 'custom': {
+        const custom = this.custom.get(name)!;
+        const result = await custom.handler({ action: name, operation: undefined, reason, caller });
+        return result === undefined ? `${name} done` : typeof result === 'string' ? result : JSON.stringify(result);
+      }
+    }
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Did a remediation help? At execution a snapshot is taken (service status; the operation's
+ * error rate, p50 and p99 over the last minutes); afterwards the traffic since the action is
+ * collected, and after `delayMs` (default 30 s) the two are compared. Effective YES when there
+ * was traffic since, the error rate did not rise, p99 did not rise by more than 10 %, and the
+ * service status is HEALTHY or better than before.
+ */
+import type { Engine } from '../analysis/engine.js';
+import type { ServiceStatus } from '../analysis/health-aggregator.js';
+import { RollingWindow } from '../analysis/rolling-window.js';
+
+export interface HealthSnapshot {
+  readonly at: number;
+  readonly status: ServiceStatus;
+  readonly requestCount: number;
+  readonly errorRate: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+export type Verification =
+  | { readonly state: 'unknown' }
+  | { readonly state: 'wait'; readonly waitMs: number; readonly executedAt: number }
+  | {
+      readonly state: 'verified';
+      readonly operation: string | undefined;
+      readonly effective: boolean;
+      readonly why: string;
+      readonly before: HealthSnapshot;
+      readonly after: HealthSnapshot;
+      readonly latencyDeltaMs: number;
+      readonly errorRateDelta: number;
+      readonly verifiedAt: number;
+    };
+
+interface Pending {
+  readonly operation: string | undefined;
+  readonly before: HealthSnapshot;
+  readonly since: RollingWindow;
+  stop: () => void;
+}
+
+const STATUS_RANK: Record<ServiceStatus, number> = { HEALTHY: 0, DEGRADED: 1, CRITICAL: 2 };
+const MAX_PENDING = 50;
+const SAMPLES_SINCE = 1000;
+
+export class Verifier {
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(
+    private readonly engine: Engine,
+    readonly delayMs = 30_000,
+  ) {}
+
+  private snapshotBefore(operation: string | undefined): HealthSnapshot {
+    const now = this.engine.clock.now();
+    const status = this.engine.healthSummary().status;
+    const health = operation ? this.engine.health.getOperationHealth(operation) : undefined;
+    return { at: now, status, requestCount: health?.requestCount ?? 0, errorRate: health?.errorRate ?? 0, p50: health?.p50 ?? 0, p99: health?.p99 ?? 0 };
+  }
+
+  /** Takes the before-snapshot of an action and starts collecting the traffic after it. */
+  recordBefore(action: string, operation: string | undefined): void {
+    this.pending.get(action)?.stop();
+    if (this.pending.size >= MAX_PENDING) {
+      const oldest = this.pending.keys().next().value!;
+      this.pending.get(oldest)!.stop();
+      this.pending.delete(oldest);
+    }
+    const since = new RollingWindow(SAMPLES_SINCE);
+    const stop = this.engine.onObservation((observed, latencyMs, isError) => {
+      if (operation === undefined || observed === operation) since.add(latencyMs, isError);
+    });
+    this.pending.set(action, { operation, before: this.snapshotBefore(operation), since, stop });
+  }
+
+  verify(action: string): Verification {
+    const entry = this.pending.get(action);
+    if (!entry) return { state: 'unknown' };
+    const now = this.engine.clock.now();
+    const elapsed = now - entry.before.at;
+    if (elapsed < this.delayMs) return { state: 'wait', waitMs: this.delayMs - elapsed, executedAt: entry.before.at };
+    const stats = entry.since.stats();
+    const [p50, p99] = entry.since.percentiles(0.5, 0.99) as [number, number];
+    const after: HealthSnapshot = { at: now, status: this.engine.healthSummary().status, requestCount: stats.count, errorRate: stats.errorRate, p50, p99 };
+    const { before } = entry;
+    const reasons: string[] = [];
+    if (entry.operation !== undefined && after.requestCount === 0) reasons.push('no traffic since the action');
+    if (entry.operation !== undefined && after.requestCount > 0) {
+      if (after.errorRate > before.errorRate) reasons.push('error rate rose');
+      if (before.p99 > 0 && after.p99 > before.p99 * 1.1) reasons.push('p99 rose by more than 10%');
+    }
+    if (after.status !== 'HEALTHY' && STATUS_RANK[after.status] >= STATUS_RANK[before.status]) reasons.push(`service still ${after.status}`);
+    return {
+      state: 'verified',
+      operation: entry.operation,
+      effective: reasons.length === 0,
+      why: reasons.length ? reasons.join('; ') : 'error rate and latency did not get worse and the service is healthy',
+      before,
+      after,
+      latencyDeltaMs: after.p50 - before.p50,
+      errorRateDelta: after.errorRate - before.errorRate,
+      verifiedAt: now,
+    };
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Who is calling (DESIGN "Auth"). Bearer tokens are configured as SHA-256 hashes
+ * (`svc.mcp.tokens.<agent>.sha256`, `.role`), each bound to one agent name and role, and compared
+ * in constant time; a token is never logged. Without a token a caller gets
+ * `svc.mcp.anonymous-role`, which the server allows only on loopback binds. The role comes from
+ * the credential: `X-Agent-Name` / `X-Agent-Role` headers or `_meta.agentName` / `_meta.agentRole`
+ * may name the agent and lower the role, never raise it.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ResolvedConfig } from '../config/resolved-config.js';
+import type { Roles } from './roles.js';
+import type { CallerIdentity } from './tool-definition.js';
+
+interface TokenEntry {
+  readonly agentName: string;
+  readonly role: string;
+  readonly digest: Buffer;
+}
+
+export class AuthenticationError extends Error {}
+
+export function sha256Hex(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export class Authenticator {
+  private readonly tokens: TokenEntry[];
+
+  constructor(
+    private readonly roles: Roles,
+    tokens: readonly { agentName: string; sha256: string; role: string }[],
+    private readonly anonymousRole: string,
+  ) {
+    this.tokens = tokens.map((t) => ({ agentName: t.agentName, role: t.role, digest: Buffer.from(t.sha256, 'hex') }));
+    for (const t of this.tokens) if (!roles.permissionsOf(t.role)) throw new Error(`svc.mcp.tokens.${t.agentName}.role: unknown role "${t.role}"; known roles: ${roles.names().join(', ')}`);
+    if (!roles.permissionsOf(anonymousRole)) throw new Error(`svc.mcp.anonymous-role: unknown role "${anonymousRole}"; known roles: ${roles.names().join(', ')}`);
+  }
+
+  static fromConfig(config: ResolvedConfig, roles: Roles): Authenticator {
+    const tokens = config.names('mcp.tokens').map((agentName) => ({
+      agentName,
+      sha256: config.member<string>('mcp.tokens', agentName, 'sha256')!.value,
+      role: config.member<string>('mcp.tokens', agentName, 'role')!.value,
+    }));
+    return new Authenticator(roles, tokens, config.get<string>('mcp.anonymous-role'));
+  }
+
+  get hasTokens(): boolean {
+    return this.tokens.length > 0;
+  }
+
+  /**
+   * The identity from an `Authorization` header. Throws AuthenticationError for a malformed or
+   * unknown token. Without a header, the anonymous identity.
+   */
+  authenticate(authorization: string | undefined): CallerIdentity {
+    if (authorization === undefined || authorization === '') {
+      return { agentName: 'anonymous', role: this.anonymousRole, permissions: this.roles.permissionsOf(this.anonymousRole)!, credential: 'anonymous loopback' };
+    }
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    if (!match) throw new AuthenticationError('the Authorization header must be "Bearer <token>"');
+    const presented = createHash('sha256').update(match[1]!, 'utf8').digest();
+    let found: TokenEntry | undefined;
+    for (const entry of this.tokens) if (entry.digest.length === presented.length && timingSafeEqual(entry.digest, presented)) found = entry;
+    if (!found) throw new AuthenticationError('unknown bearer token');
+    return { agentName: found.agentName, role: found.role, permissions: this.roles.permissionsOf(found.role)!, credential: `token:${found.agentName}` };
+  }
+
+  /**
+   * Applies a self-declared name and role (headers or `_meta`). The name is taken as given for
+   * anonymous callers and prefixed with the token's agent otherwise; the role only when it is
+   * within the credential's permissions.
+   */
+  refine(identity: CallerIdentity, declared: { agentName?: string; role?: string }): CallerIdentity {
+    let { agentName, role, permissions } = identity;
+    if (declared.agentName) agentName = identity.credential.startsWith('token:') && declared.agentName !== identity.agentName ? `${identity.agentName}/${declared.agentName}` : declared.agentName;
+    if (declared.role && declared.role !== role) {
+      if (!this.roles.isWithin(declared.role, identity.role)) {
+        throw new AuthenticationError(`role "${declared.role}" is not within the credential's role "${identity.role}"; a declared role can only lower permissions`);
+      }
+      role = declared.role;
+      permissions = this.roles.permissionsOf(role)!;
+    }
+    return { ...identity, agentName, role, permissions };
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Assembles and starts the tool server from configuration: roles, tokens, the incident tracker,
+ * remediation with its audit trail and verifier, sessions, and the built-in tools beside the
+ * app's custom ones. The URL goes to stderr, as the port may be ephemeral.
+ */
+import { readFileSync } from 'node:fs';
+import type { Engine } from '../analysis/engine.js';
+import type { ResolvedConfig } from '../config/resolved-config.js';
+import { AuditTrail } from '../incidents/audit-trail.js';
+import { IncidentTracker } from '../incidents/incident-tracker.js';
+import { Remediation } from '../incidents/remediation.js';
+import { SessionStore } from '../incidents/session-store.js';
+import { Verifier } from '../incidents/verification.js';
+import type { ServiceMetadata } from '../metadata/service-metadata.js';
+import { runtime } from '../runtime.js';
+import { Authenticator } from './authenticator.js';
+import { BUILT_IN_TOOLS } from './built-in-tools.js';
+import { Roles } from './roles.js';
+import { ToolServer } from './tool-server.js';
+import type { ToolServices } from './tool-services.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** The services tools act on, built from configuration. */
+export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): ToolServices {
+  const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
+  const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
+  const remediation = new Remediation(engine, audit, verifier, config.get('mcp.approvers'), (operation) => ({
+    level: metadata.operations.resolve(operation).escalationLevel,
+    channel: metadata.topology().registry.topology.onCallChannel,
+  }));
+  const incidents = new IncidentTracker(engine, {
+    tierOf: () => metadata.topology().registry.topology.tier,
+    lastRemediation: (operation) => {
+      for (const entry of audit.recent(50)) if (entry.outcome === 'success' && entry.action.endsWith(`:${operation}`)) return `${entry.action} by ${entry.agentName}`;
+      return undefined;
+    },
+    resolveAfterMs: config.get('incidents.resolve-after'),
+    maxHistory: config.get('limits.max-incidents'),
+  });
+  const sessions = new SessionStore(engine.clock, config.get('limits.max-sessions'), config.get('limits.max-session-entries'));
+  return { engine, metadata, incidents, remediation, audit, sessions, verifier };
+}
+
+export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): Promise<ToolServer> {
+  const state = runtime();
+  const services = toolServices(config, engine, metadata);
+  for (const action of state.pendingActions.splice(0)) services.remediation.registerAction(action);
+  state.remediation = services.remediation;
+  for (const tool of BUILT_IN_TOOLS) if (!state.tools.get(tool.name)) state.tools.register(tool);
+  const roles = Roles.fromConfig(config);
+  const server = new ToolServer({
+    host: config.get('mcp.host'),
+    port: config.get('mcp.port'),
+    maxBodyBytes: config.get('mcp.max-body-bytes'),
+    rateLimitPerMinute: config.get('mcp.rate-limit-per-minute'),
+    authenticator: Authenticator.fromConfig(config, roles),
+    registry: state.tools,
+    services,
+    version: VERSION,
+  });
+  const url = await server.start();
+  state.toolServer = server;
+  process.stderr.write(`svc: MCP tool server listening at ${url}\n`);
+  return server;
+}

@@ -1,0 +1,284 @@
+/**
+ * The MCP tool server: Streamable HTTP (MCP SDK 1.x, stateful sessions) at `/mcp` on plain
+ * `node:http`. Every protocol detail lives in src/mcp/.
+ *
+ * Per request, in order: path `/mcp` (404), Host and Origin against DNS rebinding (403), the
+ * bearer token (401), the caller's rate limit (429 with Retry-After), a declared name or role
+ * that may only lower the credential's (403), the body limit (413), then the MCP session. Per
+ * tool call: unknown tool -> JSON-RPC -32602; insufficient permission, missing or invalid
+ * argument, refused action -> a result with `isError: true` that says what to send instead.
+ * Nothing a tool does can throw into the host.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { reportError } from '../report-error.js';
+import { AuthenticationError, type Authenticator } from './authenticator.js';
+import { RateLimiter } from './rate-limiter.js';
+import { ToolError, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
+import { checkArguments, type ToolRegistry } from './tool-registry.js';
+import type { ToolServices } from './tool-services.js';
+
+export interface ToolServerOptions {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly maxBodyBytes: number;
+  readonly rateLimitPerMinute: number;
+  readonly authenticator: Authenticator;
+  readonly registry: ToolRegistry;
+  readonly services: ToolServices;
+  readonly version: string;
+  readonly now?: () => number;
+}
+
+const MAX_SESSIONS = 100;
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export class ToolServerError extends Error {}
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || host.startsWith('127.');
+}
+
+interface McpSession {
+  readonly server: Server;
+  readonly transport: StreamableHTTPServerTransport;
+  lastUsed: number;
+}
+
+export class ToolServer {
+  private http: HttpServer | undefined;
+  private readonly sessions = new Map<string, McpSession>();
+  private readonly limiter: RateLimiter;
+  private readonly unsubscribe: () => void;
+  private boundPort = 0;
+
+  constructor(private readonly options: ToolServerOptions) {
+    if (!isLoopback(options.host) && !options.authenticator.hasTokens) {
+      throw new ToolServerError(`svc.mcp.host is ${options.host}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`);
+    }
+    this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
+    this.unsubscribe = options.registry.onChange(() => {
+      for (const session of this.sessions.values()) void session.server.sendToolListChanged().catch(() => undefined);
+    });
+  }
+
+  get url(): string {
+    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+    return `http://${host}:${this.boundPort}/mcp`;
+  }
+
+  async start(): Promise<string> {
+    const http = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        reportError('tool server request', error);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error' }));
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', (error: NodeJS.ErrnoException) => {
+        const why = error.code === 'EADDRINUSE' ? 'is taken by another process' : error.code === 'EACCES' ? 'needs privileges' : `cannot be bound (${error.code ?? error.message})`;
+        reject(new ToolServerError(`svc.mcp.port ${this.options.port} on ${this.options.host} ${why}; the tool server is not running (set svc.mcp.port to a free port, or 0 for any)`));
+      });
+      http.listen(this.options.port, this.options.host, () => resolve());
+    });
+    http.on('error', (error) => reportError('tool server', error));
+    // The tool server alone never keeps the process alive: the app decides when it ends.
+    http.unref();
+    this.http = http;
+    this.boundPort = (http.address() as AddressInfo).port;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe();
+    for (const session of this.sessions.values()) await session.transport.close().catch(() => undefined);
+    this.sessions.clear();
+    const http = this.http;
+    this.http = undefined;
+    if (!http) return;
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  }
+
+  private refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  }
+
+  private allowedHost(host: string | undefined): boolean {
+    if (!host) return false;
+    const port = String(this.boundPort);
+    const names = isLoopback(this.options.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host];
+    return names.some((name) => host === `${name}:${port}`);
+  }
+
+  private allowedOrigin(origin: string | undefined): boolean {
+    if (origin === undefined) return true;
+    try {
+      const { hostname } = new URL(origin);
+      return isLoopback(this.options.host) ? isLoopback(hostname.replace(/^\[|\]$/g, '')) : hostname === this.options.host;
+    } catch {
+      return false;
+    }
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/mcp') return this.refuse(res, 404, 'not found: the MCP endpoint is /mcp');
+    if (!this.allowedHost(req.headers.host)) return this.refuse(res, 403, `Host header "${req.headers.host ?? ''}" is not allowed (DNS rebinding protection)`);
+    if (!this.allowedOrigin(req.headers.origin)) return this.refuse(res, 403, `Origin "${req.headers.origin}" is not allowed (DNS rebinding protection)`);
+
+    let identity: CallerIdentity;
+    try {
+      const authorization = req.headers.authorization;
+      if (!authorization && this.options.authenticator.hasTokens) throw new AuthenticationError('a bearer token is required: send "Authorization: Bearer <token>"');
+      identity = this.options.authenticator.authenticate(authorization);
+    } catch (error) {
+      if (!(error instanceof AuthenticationError)) throw error;
+      return this.refuse(res, 401, error.message, { 'www-authenticate': 'Bearer' });
+    }
+    const retryAfterSeconds = this.limiter.take(identity.credential === 'anonymous loopback' ? `anonymous:${req.socket.remoteAddress}` : identity.credential);
+    if (retryAfterSeconds > 0) return this.refuse(res, 429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute exceeded; retry in ${retryAfterSeconds}s`, { 'retry-after': String(retryAfterSeconds) });
+    try {
+      identity = this.options.authenticator.refine(identity, { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') });
+    } catch (error) {
+      if (!(error instanceof AuthenticationError)) throw error;
+      return this.refuse(res, 403, error.message);
+    }
+    const declaredLength = Number(req.headers['content-length'] ?? 0);
+    if (declaredLength > this.options.maxBodyBytes) return this.refuse(res, 413, `request body of ${declaredLength} bytes exceeds the limit of ${this.options.maxBodyBytes} (svc.mcp.max-body-bytes)`);
+
+    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: identity.agentName, scopes: [...identity.permissions], extra: { identity } };
+    const sessionId = header(req, 'mcp-session-id');
+    const existing = sessionId ? this.sessions.get(sessionId) : undefined;
+    if (existing) {
+      existing.lastUsed = Date.now();
+      return existing.transport.handleRequest(req, res);
+    }
+    if (sessionId) return this.refuse(res, 404, `unknown MCP session "${sessionId}"; initialize a new one`);
+    if (req.method !== 'POST') return this.refuse(res, 400, 'no MCP session: send an initialize request first');
+    const body = await readBody(req, this.options.maxBodyBytes);
+    if (body === undefined) return this.refuse(res, 413, `request body exceeds the limit of ${this.options.maxBodyBytes} bytes (svc.mcp.max-body-bytes)`);
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      return this.refuse(res, 400, 'the request body is not JSON');
+    }
+    if (!isInitializeRequest(message)) return this.refuse(res, 400, 'no MCP session: the first request must be initialize');
+    const session = this.newSession();
+    await session.server.connect(session.transport);
+    await session.transport.handleRequest(req, res, message);
+  }
+
+  private newSession(): McpSession {
+    if (this.sessions.size >= MAX_SESSIONS) {
+      const oldest = [...this.sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0]!;
+      this.sessions.delete(oldest[0]);
+      void oldest[1].transport.close().catch(() => undefined);
+    }
+    const server = new Server({ name: '@svc/register', version: this.options.version }, { capabilities: { tools: { listChanged: true } } });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: this.options.maxBodyBytes,
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, session);
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
+    });
+    const session: McpSession = { server, transport, lastUsed: Date.now() };
+    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.listFor(identityOf(extra.authInfo)) }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request.params.name, request.params.arguments, request.params._meta, identityOf(extra.authInfo)));
+    return session;
+  }
+
+  private listFor(caller: CallerIdentity | undefined): object[] {
+    return this.options.registry
+      .list()
+      .filter((tool) => caller?.permissions.has(tool.permission))
+      .map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: `${tool.description} (needs ${tool.permission})`,
+        inputSchema: {
+          type: 'object',
+          properties: Object.fromEntries(Object.entries(tool.parameters).map(([name, p]) => [name, { type: 'string', description: p.description, ...(p.enum && { enum: [...p.enum] }) }])),
+          required: [...tool.required],
+          additionalProperties: false,
+        },
+        annotations: { title: tool.title, readOnlyHint: tool.annotations.readOnlyHint, destructiveHint: tool.annotations.destructiveHint },
+      }));
+  }
+
+  private async call(name: string, rawArgs: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, identity: CallerIdentity | undefined): Promise<CallToolResult> {
+    const tool = this.options.registry.get(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; call tools/list for the tools your role may use`);
+    if (!identity) return errorResult('no caller identity on this request');
+    let caller = identity;
+    try {
+      const declared = { agentName: typeof meta?.agentName === 'string' ? meta.agentName : undefined, role: typeof meta?.agentRole === 'string' ? meta.agentRole : undefined };
+      caller = this.options.authenticator.refine(identity, declared);
+    } catch (error) {
+      if (error instanceof AuthenticationError) return errorResult(error.message);
+      throw error;
+    }
+    if (!caller.permissions.has(tool.permission)) {
+      return errorResult(`insufficient permission: ${tool.name} needs ${tool.permission}; role "${caller.role}" of ${caller.agentName} grants ${[...caller.permissions].join(', ')}. Use a token whose role grants ${tool.permission}.`);
+    }
+    return this.run(tool, rawArgs, caller);
+  }
+
+  private async run(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, caller: CallerIdentity): Promise<CallToolResult> {
+    try {
+      const args = checkArguments(tool, rawArgs);
+      const result = await tool.handler(args, { caller, services: this.options.services });
+      return {
+        content: [{ type: 'text', text: result.text }],
+        ...(result.structured && { structuredContent: result.structured }),
+        ...(result.isError && { isError: true }),
+      };
+    } catch (error) {
+      if (error instanceof ToolError) return errorResult(error.message);
+      reportError(`tool ${tool.name}`, error);
+      return errorResult(`${tool.name} failed inside the service: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+function identityOf(authInfo: { extra?: Record<string, unknown> } | undefined): CallerIdentity | undefined {
+  return authInfo?.extra?.identity as CallerIdentity | undefined;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The body, or undefined when it exceeds `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        resolve(undefined);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

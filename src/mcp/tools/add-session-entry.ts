@@ -1,0 +1,29 @@
+/** add_session_entry: adds a typed entry to a session, signed with the caller's name and role. */
+import { SESSION_ENTRY_TYPES, SessionFullError } from '../../incidents/session-store.js';
+import { isoTime } from '../text-layout.js';
+import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+
+export const addSessionEntry: ToolDefinition = {
+  name: 'add_session_entry',
+  title: 'Add session entry',
+  description: 'Adds an entry to a shared session. The agent name and role are taken from the caller\'s credential (and X-Agent-Name / X-Agent-Role headers or _meta), not from the arguments.',
+  permission: 'DIAGNOSE',
+  parameters: {
+    session_id: { type: 'string', description: 'Session id from create_session' },
+    type: { type: 'string', description: 'OBSERVATION, DIAGNOSIS, ACTION or RECOMMENDATION', enum: SESSION_ENTRY_TYPES },
+    content: { type: 'string', description: 'What to record' },
+  },
+  required: ['session_id', 'type', 'content'],
+  annotations: { readOnlyHint: false, destructiveHint: false },
+  handler(args, { services, caller }) {
+    try {
+      const entry = services.sessions.add(args.session_id!, { type: args.type as (typeof SESSION_ENTRY_TYPES)[number], agentName: caller.agentName, role: caller.role, content: args.content! });
+      if (!entry) throw new ToolError(`unknown session "${args.session_id}"; create one with create_session(incident_id)`);
+      const count = services.sessions.get(args.session_id!)!.entries.length;
+      return textResult(`ENTRY ADDED to ${args.session_id} (#${count}): ${isoTime(entry.time)} ${entry.type} by ${entry.agentName} (${entry.role})`);
+    } catch (error) {
+      if (error instanceof SessionFullError) throw new ToolError(error.message);
+      throw error;
+    }
+  },
+};

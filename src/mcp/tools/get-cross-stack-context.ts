@@ -1,0 +1,64 @@
+/**
+ * get_cross_stack_context: one backend operation seen from the user's side and the server's.
+ * The browser SDK is not wired to the backend yet, so the FRONTEND section says that no frontend
+ * telemetry is connected and the tool answers with the backend, SLO and correlation sections.
+ */
+import type { OperationHealth } from '../../analysis/health-aggregator.js';
+import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { blocks, columns, fields, listSome, ms, multiple, percent, section, withBaseline } from '../text-layout.js';
+
+export const getCrossStackContext: ToolDefinition = {
+  name: 'get_cross_stack_context',
+  title: 'Cross-stack context',
+  description:
+    'Frontend and backend context of one backend operation: user experience (when browser telemetry is connected), backend error rate and latency against baselines with a deviation flag, the SLOs of the operation, and how browser traces correlate with backend spans.',
+  permission: 'READ',
+  parameters: {
+    operation_name: { type: 'string', description: 'Backend operation name as in get_service_health, for example `GET /orders/{id}`' },
+  },
+  required: ['operation_name'],
+  annotations: { readOnlyHint: true, destructiveHint: false },
+  handler(args, { services }) {
+    const { engine } = services;
+    const known = engine.health.operations();
+    const operation = args.operation_name?.trim();
+    if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(known)}`);
+    const health = engine.health.getOperationHealth(operation);
+    // An operation with an SLO but no traffic yet is known too: its SLO section still says something.
+    if (!health && !engine.sloTracker.hasSlo(operation)) throw new ToolError(`unknown operation '${operation}'; known operations: ${listSome(known)}`);
+    const slos = engine.sloTracker.statuses().filter((s) => s.operationName === operation);
+
+    return textResult(
+      blocks(
+        `CROSS-STACK CONTEXT: ${operation}`,
+        section('FRONTEND (User Experience)', [
+          'No frontend telemetry connected: the browser SDK is not reporting to this service,',
+          'so page loads, API call timings, journeys, funnels and affected users are not available.',
+        ]),
+        section('BACKEND', health ? backendFields(health) : ['No requests recorded yet.']),
+        section(
+          'SLO STATUS',
+          columns(slos.map((s) => [s.name, s.type, s.compliance, `budget ${percent(s.budgetRemaining)} remaining`, `burn ${multiple(s.burnRate)}`])),
+          'no SLO defined for this operation',
+        ),
+        section('CORRELATION', [
+          'Browser trace ids are linked to backend spans by W3C Trace Context: the browser sends a traceparent header',
+          'with each API call and the backend span continues that trace. No frontend traces are connected yet, so none are linked.',
+        ]),
+      ),
+    );
+  },
+};
+
+function backendFields(op: OperationHealth): string[] {
+  const base = op.baseline;
+  const deviation = op.requestCount === 0 ? 'normal (no requests in the last 5 minutes)' : op.elevated ? `ELEVATED (${op.elevatedReasons.join('; ')})` : 'normal';
+  return fields([
+    ['Operation', op.operation],
+    ['Requests', `${op.requestCount} in the last 5 minutes`],
+    ['Error rate', withBaseline(percent(op.errorRate), base && percent(base.errorRate))],
+    ['P50', withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))],
+    ['P99', withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))],
+    ['Deviation', deviation],
+  ]);
+}

@@ -1,0 +1,101 @@
+/**
+ * get_error_analysis: an operation's errors over the last 5 minutes against its baseline error
+ * rate, how much the rolling baseline can be trusted, and its error categories (since start), so
+ * an agent in the PLAN phase can pick a remedy; the SUGGESTION line names one.
+ *
+ * Deviation: ELEVATED with the health aggregator's rule (more than 5 points above the baseline
+ * rate and over twice it), below baseline under half of it, normal otherwise.
+ */
+import type { Engine } from '../../analysis/engine.js';
+import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { blocks, columns, fields, isoTime, listSome, multiple, percent, section } from '../text-layout.js';
+
+const RECENT_MINUTES = 5;
+const ELEVATED_POINTS = 0.05;
+const TIMEOUT = /time.?out|deadline|ETIMEDOUT|AbortError/i;
+const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|socket hang up/i;
+// error.type holds the status code itself for HTTP errors (semantic conventions); svc writes `HTTP 503`.
+const SERVER_ERROR = /^(HTTP )?5\d\d$/;
+const CLIENT_ERROR = /^(HTTP )?4\d\d$/;
+
+export const getErrorAnalysis: ToolDefinition = {
+  name: 'get_error_analysis',
+  title: 'Error analysis',
+  description:
+    'Errors of one operation: requests, errors and error rate over the last 5 minutes, deviation from the baseline error rate, baseline confidence, the breakdown by error category (error.type, exception type or HTTP status) and a suggested remedy. Use it to choose a remediation.',
+  permission: 'READ',
+  parameters: {
+    operation_name: { type: 'string', description: 'Operation name as in get_service_health, for example `GET /orders/{id}`' },
+  },
+  required: ['operation_name'],
+  annotations: { readOnlyHint: true, destructiveHint: false },
+  handler(args, { services }) {
+    const { engine } = services;
+    const known = engine.health.operations();
+    const operation = args.operation_name?.trim();
+    if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(known)}`);
+    if (!known.includes(operation)) throw new ToolError(`unknown operation '${operation}'; known operations: ${listSome(known)}`);
+
+    let requests = 0;
+    let errors = 0;
+    for (const minute of engine.health.historyOf(operation, RECENT_MINUTES)) {
+      requests += minute.count;
+      errors += minute.errors;
+    }
+    const errorRate = requests ? errors / requests : 0;
+    const baselineRate = engine.baselines.getBaseline(operation)?.errorRate;
+    const snapshot = engine.rollingBaselines.getSnapshot(operation);
+    const categories = engine.errorCategories.of(operation);
+    const categorized = categories.reduce((sum, c) => sum + c.count, 0);
+
+    return textResult(
+      blocks(
+        [
+          `ERROR ANALYSIS: ${operation}`,
+          ...fields([
+            ['Window', `last ${RECENT_MINUTES} minutes`],
+            ['Total requests', String(requests)],
+            ['Error count', String(errors)],
+            ['Error rate', percent(errorRate)],
+            ['Deviation', deviation(requests, errorRate, baselineRate)],
+            ['Baseline confidence', snapshot ? `${snapshot.confidence} (${snapshot.sampleCount} samples)` : `LOW (fewer than ${engine.rollingBaselines.minSamples} samples)`],
+          ]),
+        ].join('\n'),
+        section(
+          `ERROR CATEGORIES (${categorized} errors since start)`,
+          columns(categories.map((c) => [c.category, String(c.count), percent(c.count / categorized, 1)])),
+        ),
+        `SUGGESTION: ${suggestion(engine, errors, categories[0]?.category)}`,
+      ),
+    );
+  },
+};
+
+function deviation(requests: number, rate: number, baseline: number | undefined): string {
+  if (requests === 0) return `no requests in the last ${RECENT_MINUTES} minutes`;
+  if (baseline === undefined) return 'no baseline';
+  const versus = `${percent(rate)} vs baseline ${percent(baseline)}${baseline > 0 ? `, ${multiple(rate / baseline)}` : ''}`;
+  if (rate > baseline + ELEVATED_POINTS && rate > 2 * baseline) return `ELEVATED (${versus})`;
+  if (rate < baseline / 2) return `below baseline (${versus})`;
+  return `normal (${versus})`;
+}
+
+/** One remedy for the PLAN phase, from the most frequent error category. */
+function suggestion(engine: Engine, recentErrors: number, top: string | undefined): string {
+  if (top === undefined) return recentErrors ? 'errors are not categorised; check dependency health (get_service_health) and recent changes.' : 'no errors recorded; nothing to remedy for errors.';
+  const unwell = engine.dependencyHealth.statuses().filter((d) => d.state !== 'healthy');
+  const dependencies = listSome(unwell.map((d) => `${d.name} (${d.state})`), 3);
+  if (TIMEOUT.test(top)) return `mostly timeouts (${top}): put a circuit breaker with a shorter timeout on the slow dependency and serve a fallback while it is open.`;
+  if (UNREACHABLE.test(top)) return `mostly unreachable dependencies (${top}): check ${unwell.length ? dependencies : 'the dependency'} and fail over or open its circuit breaker.`;
+  if (SERVER_ERROR.test(top)) {
+    return unwell.length
+      ? `mostly ${top} while ${dependencies} is not healthy: check that dependency and enable its fallback or open its circuit breaker.`
+      : `mostly ${top} with healthy dependencies: the service itself fails; check the latest deployment and its logs.`;
+  }
+  if (CLIENT_ERROR.test(top)) return `mostly client errors (${top}): callers send requests the service rejects; check recent API or validation changes before remediating.`;
+  if (top === 'unknown') return 'errors carry no error.type, exception or HTTP status; record exceptions on the spans to classify them, and check dependency health meanwhile.';
+  const deployment = engine.changes.lastDeployment();
+  return deployment
+    ? `mostly ${top} exceptions: check the latest deployment (${deployment.description}, ${isoTime(deployment.timestamp)}) and roll it back if the errors started after it.`
+    : `mostly ${top} exceptions: check recent code or configuration changes for the failing path.`;
+}

@@ -1,0 +1,83 @@
+/**
+ * get_executive_summary: the service's state in about 300 tokens, for a language model's context.
+ *
+ * TOP ISSUES lists at most five ELEVATED operations, worst first: by error rate above baseline,
+ * then by p99 relative to baseline p99. Operation names are cut at 60 characters, so the text
+ * stays bounded however many operations are elevated (under 400 tokens, as characters / 4, with
+ * 50 elevated operations; see test/mcp/reporting-tools.test.ts).
+ */
+import type { OperationHealth } from '../../analysis/health-aggregator.js';
+import { textResult, type ToolDefinition } from '../tool-definition.js';
+import { headerLine, listSome, ms, percent, plural, truncate, withBaseline } from '../text-layout.js';
+
+const TOP_ISSUES = 5;
+const MAX_NAME = 60;
+
+export const getExecutiveSummary: ToolDefinition = {
+  name: 'get_executive_summary',
+  title: 'Executive summary',
+  description:
+    'Compact summary of the service (about 300 tokens) for a language-model context: status and why, the top five elevated operations with baselines, SLO budget, operation count and request volume.',
+  permission: 'READ',
+  parameters: {},
+  required: [],
+  annotations: { readOnlyHint: true, destructiveHint: false },
+  handler(_args, { services }) {
+    const summary = services.engine.healthSummary();
+    const elevated = summary.operations.filter((op) => op.elevated).sort((a, b) => errorExcess(b) - errorExcess(a) || p99Ratio(b) - p99Ratio(a));
+    const slos = summary.slos;
+    const atRisk = slos.filter((s) => s.compliance === 'AT_RISK').length;
+    const violated = slos.filter((s) => s.compliance === 'VIOLATED').length;
+    const unwell = summary.dependencies.filter((d) => d.state !== 'healthy');
+
+    const problems = [
+      elevated.length && `${elevated.length} of ${plural(summary.operations.length, 'operation')} elevated`,
+      violated && `${plural(violated, 'SLO')} violated`,
+      atRisk && `${plural(atRisk, 'SLO')} at risk`,
+      unwell.length && `${plural(unwell.length, 'dependency', 'dependencies')} not healthy (${listSome(unwell.map((d) => `${truncate(d.name, MAX_NAME)} ${d.state}`), 3)})`,
+    ].filter((p): p is string => typeof p === 'string');
+    const sentence =
+      summary.status === 'HEALTHY'
+        ? `HEALTHY: all ${plural(summary.operations.length, 'operation')} within baseline, no SLO at risk.`
+        : `${summary.status}: ${problems.length ? problems.join('; ') : truncate(summary.reasons[0] ?? 'see get_service_health', 200)}.`;
+
+    const issues = elevated.slice(0, TOP_ISSUES).map((op, i) => `  ${i + 1}. ${issueLine(op)}`);
+    if (elevated.length > TOP_ISSUES) issues.push(`  (${elevated.length - TOP_ISSUES} more elevated)`);
+
+    const lowest = slos.reduce<(typeof slos)[number] | undefined>((low, s) => (low === undefined || s.budgetRemaining < low.budgetRemaining ? s : low), undefined);
+    const sloLine = lowest
+      ? `${slos.length - atRisk - violated} healthy, ${atRisk} at risk, ${violated} violated; lowest ${percent(lowest.budgetRemaining)} remaining (${truncate(lowest.name, MAX_NAME)})`
+      : 'no SLOs defined';
+    const requests = summary.operations.reduce((sum, op) => sum + op.requestCount, 0);
+
+    return textResult(
+      [
+        'EXECUTIVE SUMMARY',
+        headerLine(`Service: ${summary.service}`, summary.status, summary.timestamp),
+        `STATUS: ${sentence}`,
+        'TOP ISSUES',
+        ...(issues.length ? issues : ['  none']),
+        `SLO BUDGET: ${sloLine}`,
+        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last 5 minutes`,
+      ].join('\n'),
+    );
+  },
+};
+
+function issueLine(op: OperationHealth): string {
+  const base = op.baseline;
+  return [
+    `${truncate(op.operation, MAX_NAME)}:`,
+    `err ${withBaseline(percent(op.errorRate), base && percent(base.errorRate))},`,
+    `p50 ${withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))},`,
+    `p99 ${withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))}`,
+  ].join(' ');
+}
+
+function errorExcess(op: OperationHealth): number {
+  return op.errorRate - (op.baseline?.errorRate ?? 0);
+}
+
+function p99Ratio(op: OperationHealth): number {
+  return op.baseline?.latencyP99Ms ? op.p99 / op.baseline.latencyP99Ms : 0;
+}

@@ -1,0 +1,29 @@
+/** get_playbook: the step graph for a pattern, or for the patterns detected on an operation. */
+import { formatPlaybook, selectPlaybook, UnknownPatternError } from '../../incidents/playbooks.js';
+import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { requireKnownOperation } from './operation-argument.js';
+
+export const getPlaybook: ToolDefinition = {
+  name: 'get_playbook',
+  title: 'Playbook',
+  description:
+    'A machine-readable playbook: numbered CHECK, DECISION and ACTION steps with conditions, action names from the remediation catalog, successors per outcome and approval markers. Selected by pattern (e.g. cascade_failure, error_rate_spike), else by the patterns detected on operation_name, else the generic playbook.',
+  permission: 'READ',
+  parameters: {
+    operation_name: { type: 'string', description: 'Operation whose detected patterns choose the playbook' },
+    pattern: { type: 'string', description: 'Incident pattern: cascade_failure, memory_leak, thundering_herd, cold_start, error_rate_spike, latency_degradation' },
+  },
+  required: [],
+  annotations: { readOnlyHint: true, destructiveHint: false },
+  handler(args, { services }) {
+    const operation = args.operation_name ? requireKnownOperation(services, args.operation_name) : undefined;
+    const operationPatterns = operation ? [...(services.incidents.openIncident(operation)?.patterns ?? [])] : [];
+    try {
+      const playbook = selectPlaybook({ pattern: args.pattern, operationPatterns });
+      return textResult(formatPlaybook(playbook, operation), { playbook: playbook.name, triggerPatterns: [...playbook.triggerPatterns], steps: playbook.steps.map((s) => ({ ...s })) });
+    } catch (error) {
+      if (error instanceof UnknownPatternError) throw new ToolError(error.message);
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,126 @@
+/**
+ * get_trend_analysis: how an operation's latency, error rate and throughput moved over the last
+ * `window_minutes` complete minutes (the current minute is left out: its counts are partial).
+ *
+ * Direction rule: start and end are the means of the first and last third of the minutes
+ * (at least one minute each); the end more than 10 % above the start is RISING, more than 10 %
+ * below FALLING, otherwise STABLE. The error rate must also move by more than one percentage
+ * point, since a rate near zero doubles with a single error. Latency and error rate use the
+ * minutes with traffic; throughput counts every minute from the first with traffic, quiet ones
+ * as zero, so traffic that stops reads as FALLING.
+ */
+import type { MinuteStats } from '../../analysis/minute-history.js';
+import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, signedChange } from '../text-layout.js';
+
+const MINUTE_MS = 60_000;
+const DEFAULT_WINDOW_MINUTES = 30;
+const BAND = 0.1;
+const MIN_ERROR_RATE_CHANGE = 0.01;
+
+type Direction = 'RISING' | 'FALLING' | 'STABLE';
+
+interface Trend {
+  readonly start: number;
+  readonly end: number;
+  readonly direction: Direction;
+}
+
+export const getTrendAnalysis: ToolDefinition = {
+  name: 'get_trend_analysis',
+  title: 'Trend analysis',
+  description:
+    'Trend of one operation over the last minutes: latency p50 and p99, error rate and throughput, each with start and end value, direction (RISING, FALLING or STABLE, beyond +-10% between the first and last third of the window) and percent change, and an assessment.',
+  permission: 'READ',
+  parameters: {
+    operation_name: { type: 'string', description: 'Operation name as in get_service_health, for example `GET /orders/{id}`' },
+    window_minutes: { type: 'string', description: `Whole minutes to look back, default ${DEFAULT_WINDOW_MINUTES}, at most the history kept (limits.history-minutes, 60 by default)` },
+  },
+  required: ['operation_name'],
+  annotations: { readOnlyHint: true, destructiveHint: false },
+  handler(args, { services }) {
+    const { engine, metadata } = services;
+    const known = engine.health.operations();
+    const operation = args.operation_name?.trim();
+    if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(known)}`);
+    const historyMinutes = metadata.config.get<number>('limits.history-minutes');
+    const windowText = args.window_minutes?.trim() || String(DEFAULT_WINDOW_MINUTES);
+    const windowMinutes = /^\d+$/.test(windowText) ? Number(windowText) : NaN;
+    if (!(windowMinutes >= 1 && windowMinutes <= historyMinutes)) {
+      throw new ToolError(`window_minutes must be a whole number of minutes from 1 to ${historyMinutes}, got '${args.window_minutes}'; omit it for ${DEFAULT_WINDOW_MINUTES}`);
+    }
+    if (!known.includes(operation)) throw new ToolError(`unknown operation '${operation}'; known operations: ${listSome(known)}`);
+
+    const currentMinute = Math.floor(engine.clock.now() / MINUTE_MS) * MINUTE_MS;
+    const samples = engine.health.historyOf(operation, windowMinutes + 1).filter((s) => s.minuteStart < currentMinute);
+    if (samples.length === 0) {
+      throw new ToolError(
+        `no complete minute with traffic for '${operation}' in the last ${windowMinutes} minutes; try a larger window_minutes (up to ${historyMinutes}) or another operation: ${listSome(known)}`,
+      );
+    }
+
+    const trends = {
+      p50: trendOf(samples.map((s) => s.p50)),
+      p99: trendOf(samples.map((s) => s.p99)),
+      errorRate: trendOf(
+        samples.map((s) => s.errorRate),
+        MIN_ERROR_RATE_CHANGE,
+      ),
+      throughput: trendOf(throughputSeries(samples, currentMinute)),
+    };
+    const line = (label: string, trend: Trend, format: (value: number) => string) => [label, `start ${format(trend.start)}`, `end ${format(trend.end)}`, trend.direction, signedChange(trend.start, trend.end)];
+
+    return textResult(
+      blocks(
+        [
+          `TREND ANALYSIS: ${operation}`,
+          ...fields([
+            ['Window', `${windowMinutes} minutes (complete minutes up to ${isoTime(currentMinute)})`],
+            ['Samples', `${samples.length} minutes with traffic`],
+            ['Rule', 'start and end are the means of the first and last third; more than 10% apart is RISING or FALLING'],
+          ]),
+        ].join('\n'),
+        columns([
+          line('LATENCY P50', trends.p50, ms),
+          line('LATENCY P99', trends.p99, ms),
+          line('ERROR RATE', trends.errorRate, (v) => percent(v)),
+          line('THROUGHPUT', trends.throughput, perMinute),
+        ]).join('\n'),
+        `ASSESSMENT: ${assessment(trends)}`,
+      ),
+    );
+  },
+};
+
+function trendOf(values: readonly number[], minChange = 0): Trend {
+  const third = Math.max(1, Math.ceil(values.length / 3));
+  const start = mean(values.slice(0, third));
+  const end = mean(values.slice(-third));
+  const moved = Math.abs(end - start) > minChange;
+  const direction: Direction = moved && end > start * (1 + BAND) ? 'RISING' : moved && end < start * (1 - BAND) ? 'FALLING' : 'STABLE';
+  return { start, end, direction };
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((sum, v) => sum + v, 0) / values.length;
+}
+
+/** Requests per complete minute from the first minute with traffic, quiet minutes as zero. */
+function throughputSeries(samples: readonly MinuteStats[], currentMinute: number): number[] {
+  const counts = new Map(samples.map((s) => [s.minuteStart, s.count]));
+  const series: number[] = [];
+  for (let minute = samples[0]!.minuteStart; minute < currentMinute; minute += MINUTE_MS) series.push(counts.get(minute) ?? 0);
+  return series;
+}
+
+function assessment(t: { p50: Trend; p99: Trend; errorRate: Trend; throughput: Trend }): string {
+  const latencyRising = t.p50.direction === 'RISING' || t.p99.direction === 'RISING';
+  const errorsRising = t.errorRate.direction === 'RISING';
+  if (latencyRising && errorsRising) return 'Degrading: latency and error rate are both rising; check dependencies and recent changes (get_incident_context).';
+  if (errorsRising) return 'Error rate is rising while latency holds; see get_error_analysis for the failing category.';
+  if (latencyRising && t.throughput.direction === 'RISING') return 'Latency is rising with throughput: likely load-related; consider scaling out or shedding load.';
+  if (latencyRising) return 'Latency is rising without more traffic: suspect a slow dependency, resource exhaustion or a recent change.';
+  if ([t.p50, t.p99, t.errorRate].some((trend) => trend.direction === 'FALLING')) return 'Improving: latency or error rate is falling.';
+  if (t.throughput.direction !== 'STABLE') return `Traffic is ${t.throughput.direction.toLowerCase()} while latency and error rate hold steady.`;
+  return 'Stable: no metric moved more than 10% over the window.';
+}

@@ -1,0 +1,36 @@
+/** verify_remediation_effect: compares the health snapshot at execution with the traffic since. */
+import { fields, isoTime, ms } from '../text-layout.js';
+import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+
+export const verifyRemediationEffect: ToolDefinition = {
+  name: 'verify_remediation_effect',
+  title: 'Verify remediation',
+  description:
+    'Compares the health snapshot taken when an action was executed with the traffic since, once the verification delay (default 30 s) has passed: effective YES or NO, latency and error-rate deltas, health before and after. Calling earlier says how long to wait.',
+  permission: 'DIAGNOSE',
+  parameters: { action_name: { type: 'string', description: 'The action name given to execute_remediation' } },
+  required: ['action_name'],
+  annotations: { readOnlyHint: true, destructiveHint: false },
+  handler(args, { services }) {
+    const verification = services.verifier.verify(args.action_name!);
+    if (verification.state === 'unknown') throw new ToolError(`no execution of "${args.action_name}" to verify; execute it with execute_remediation first (see get_recent_agent_actions)`);
+    if (verification.state === 'wait') {
+      const seconds = Math.ceil(verification.waitMs / 1000);
+      return { text: `Action: ${args.action_name}\nToo early to verify: executed at ${isoTime(verification.executedAt)}; call again in ${seconds}s.`, isError: true };
+    }
+    const sign = (value: number, format: (v: number) => string) => `${value >= 0 ? '+' : '-'}${format(Math.abs(value))}`;
+    const text = fields([
+      ['Action', args.action_name!],
+      ['Effective', verification.effective ? 'YES' : 'NO'],
+      ['Why', verification.why],
+      ['Operation', verification.operation ?? 'service-wide'],
+      ['Latency delta', `${sign(verification.latencyDeltaMs, ms)} (p50 ${ms(verification.before.p50)} -> ${ms(verification.after.p50)})`],
+      ['Error rate delta', `${sign(verification.errorRateDelta, (v) => v.toFixed(4))} (${verification.before.errorRate.toFixed(4)} -> ${verification.after.errorRate.toFixed(4)})`],
+      ['Requests since', String(verification.after.requestCount)],
+      ['Health before', verification.before.status],
+      ['Health after', verification.after.status],
+      ['Verified at', isoTime(verification.verifiedAt)],
+    ]).join('\n');
+    return textResult(text, { action: args.action_name, effective: verification.effective, latencyDeltaMs: verification.latencyDeltaMs, errorRateDelta: verification.errorRateDelta, before: verification.before.status, after: verification.after.status });
+  },
+};

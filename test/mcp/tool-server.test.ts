@@ -1,0 +1,228 @@
+/**
+ * The tool server over real HTTP with the official MCP SDK client: catalog, roles and
+ * permissions, identity, errors, approvals, sessions, custom tools and the HTTP guards.
+ */
+import { request } from 'node:http';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mcpHarness, TOKENS } from '../support/mcp-harness.js';
+
+let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const CATALOG = [
+  'get_service_health',
+  'get_incident_context',
+  'list_remediation_actions',
+  'execute_remediation',
+  'get_recent_agent_actions',
+  'get_slo_report',
+  'get_executive_summary',
+  'get_trend_analysis',
+  'get_cross_stack_context',
+  'get_playbook',
+  'verify_remediation_effect',
+  'get_error_analysis',
+  'create_session',
+  'add_session_entry',
+  'get_session',
+];
+
+/** Steady traffic, then a fault: GET /orders/:id fails half its requests. */
+function incident(h: NonNullable<typeof harness>) {
+  h.clock.advance(120_000);
+  for (let i = 0; i < 100; i++) {
+    h.request('/orders/:id', 20 + (i % 7));
+    h.clock.advance(200);
+  }
+  for (let i = 0; i < 30; i++) {
+    h.request('/orders/:id', 60, i % 2 === 0);
+    h.clock.advance(200);
+  }
+}
+
+describe('catalog', () => {
+  it('lists all 15 tools for an admin with descriptions, string-typed schemas and annotations', async () => {
+    harness = await mcpHarness();
+    const { tools } = await (await harness.connect(TOKENS.lead)).listTools();
+    expect(tools.map((t) => t.name)).toEqual(CATALOG);
+    for (const tool of tools) {
+      expect(tool.description!.length).toBeGreaterThan(40);
+      for (const property of Object.values(tool.inputSchema.properties ?? {})) expect((property as { type: string }).type).toBe('string');
+      expect(typeof tool.annotations?.readOnlyHint).toBe('boolean');
+      expect(typeof tool.annotations?.destructiveHint).toBe('boolean');
+    }
+    expect(tools.find((t) => t.name === 'execute_remediation')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(tools.find((t) => t.name === 'get_incident_context')!.inputSchema.required).toEqual(['operation_name']);
+  });
+
+  it('lists only what the role may call', async () => {
+    harness = await mcpHarness();
+    const names = (await (await harness.connect(TOKENS.triage)).listTools()).tools.map((t) => t.name);
+    expect(names).not.toContain('execute_remediation');
+    expect(names).not.toContain('list_remediation_actions');
+    expect(names).toContain('create_session');
+  });
+});
+
+describe('errors', () => {
+  it('unknown tool: JSON-RPC -32602', async () => {
+    harness = await mcpHarness();
+    const client = await harness.connect(TOKENS.lead);
+    await expect(client.callTool({ name: 'drop_database', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('unknown tool "drop_database"') });
+  });
+
+  it('missing and invalid arguments: isError results saying what to send', async () => {
+    harness = await mcpHarness();
+    const client = await harness.connect(TOKENS.lead);
+    const missing = await harness.call(client, 'get_incident_context');
+    expect(missing.isError).toBe(true);
+    expect(missing.text).toContain('missing required argument for get_incident_context: operation_name');
+    const invalid = await harness.call(client, 'get_service_health', { format: 'xml' });
+    expect(invalid).toMatchObject({ isError: true, text: expect.stringContaining('must be one of text, json') });
+    const unknownOperation = await harness.call(client, 'get_incident_context', { operation_name: 'GET /nope' });
+    expect(unknownOperation).toMatchObject({ isError: true, text: expect.stringContaining('unknown operation "GET /nope"') });
+  });
+
+  it('insufficient permission is checked at call time, even for a tool not listed', async () => {
+    harness = await mcpHarness();
+    const client = await harness.connect(TOKENS.triage);
+    const result = await harness.call(client, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'try' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('insufficient permission: execute_remediation needs REMEDIATE; role "diagnostician"');
+    expect(harness.services.audit.recent()).toEqual([]);
+  });
+});
+
+describe('identity', () => {
+  it('takes the name from X-Agent-Name and lowers the role with X-Agent-Role or _meta, never raises it', async () => {
+    harness = await mcpHarness();
+    incident(harness);
+    const lowered = await harness.connect(TOKENS.ops, { 'x-agent-name': 'night-shift', 'x-agent-role': 'observer' });
+    expect((await lowered.listTools()).tools.map((t) => t.name)).not.toContain('create_session');
+    await expect(harness.connect(TOKENS.triage, { 'x-agent-role': 'admin' })).rejects.toThrow(/403|not within the credential's role/);
+    const triage = await harness.connect(TOKENS.triage);
+    const raised = await harness.call(triage, 'get_service_health', {}, { agentRole: 'admin' });
+    expect(raised).toMatchObject({ isError: true, text: expect.stringContaining('can only lower permissions') });
+
+    const incidentId = harness.services.incidents.openIncident('GET /orders/:id')!.id;
+    const session = await harness.call(triage, 'create_session', { incident_id: incidentId });
+    const sessionId = (session.structuredContent as { sessionId: string }).sessionId;
+    await harness.call(triage, 'add_session_entry', { session_id: sessionId, type: 'OBSERVATION', content: 'half the orders fail' }, { agentName: 'triage-subagent' });
+    const shown = await harness.call(lowered, 'get_session', { session_id: sessionId });
+    expect(shown.text).toMatch(/OBSERVATION by triage-bot\/triage-subagent \(diagnostician\)\n {2}half the orders fail/);
+    expect(shown.text).toContain(`Incident: ${incidentId}`);
+  });
+
+  it('refuses requests without a token when tokens are configured, and bad tokens', async () => {
+    harness = await mcpHarness();
+    await expect(harness.connect(undefined)).rejects.toThrow(/401|bearer token is required/);
+    await expect(harness.connect('wrong-token')).rejects.toThrow(/401|unknown bearer token/);
+  });
+});
+
+describe('remediation with approval', () => {
+  it('refuses an action that needs approval without a valid approver; a configured approver or an ADMIN caller approves', async () => {
+    harness = await mcpHarness();
+    incident(harness);
+    const ops = await harness.connect(TOKENS.ops);
+    const action = 'reset_baseline:GET /orders/:id';
+    const listed = await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/:id' });
+    expect(listed.text).toContain(`${action}  [built-in, NEEDS APPROVAL, destructive]`);
+    expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path' })).text).toContain('requires approval');
+    expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: 'mallory' })).text).toContain('approved_by "mallory" is not a valid approver: configured approvers: alice');
+    const approved = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: 'alice' });
+    expect(approved.isError).toBeFalsy();
+    expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/:id')).toBeUndefined();
+    const lead = await harness.connect(TOKENS.lead);
+    expect((await harness.call(lead, 'execute_remediation', { action_name: 'reset_baseline:GET /orders/:id', reason: 'again', approved_by: 'lead' })).isError).toBeFalsy();
+
+    const trail = await harness.call(ops, 'get_recent_agent_actions');
+    const lines = trail.text.split('\n').slice(1);
+    expect(lines[0]).toMatch(/SUCCESS reset_baseline:GET \/orders\/:id by lead \(admin\); reason: again; approval: approved \(lead\)/);
+    expect(lines[1]).toMatch(/SUCCESS .* by ops-bot \(operator\); reason: new code path; approval: approved \(alice\)/);
+    expect(lines[2]).toMatch(/REFUSED .* by ops-bot \(operator\).*approval: missing \(mallory\)/);
+  });
+});
+
+describe('verification', () => {
+  it('asks to wait before the delay, then compares before and after', async () => {
+    harness = await mcpHarness();
+    incident(harness);
+    const ops = await harness.connect(TOKENS.ops);
+    const action = 'enable_fallback:GET /orders/:id';
+    expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'serve cached orders' })).isError).toBeFalsy();
+    expect(harness.services.remediation.isFallbackEnabled('GET /orders/:id')).toBe(true);
+    const early = await harness.call(ops, 'verify_remediation_effect', { action_name: action });
+    expect(early).toMatchObject({ isError: true, text: expect.stringContaining('call again in 30s') });
+    for (let i = 0; i < 40; i++) {
+      harness.request('/orders/:id', 15);
+      harness.clock.advance(1000);
+    }
+    const verified = await harness.call(ops, 'verify_remediation_effect', { action_name: action });
+    expect(verified.text).toMatch(/Effective: +(YES|NO)/);
+    expect(verified.structuredContent).toMatchObject({ action, errorRateDelta: expect.any(Number) });
+    expect((verified.structuredContent as { errorRateDelta: number }).errorRateDelta).toBeLessThan(0);
+    expect(verified.text).toContain('Requests since:');
+  });
+});
+
+describe('custom tools', () => {
+  it('appear in tools/list, are announced with list_changed, and obey permissions', async () => {
+    harness = await mcpHarness();
+    const triage = await harness.connect(TOKENS.triage);
+    let announced = 0;
+    triage.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      announced++;
+    });
+    // The standalone SSE stream carries server notifications; give it a request to open on.
+    await triage.listTools();
+    harness.registry.registerCustom(
+      { name: 'get_queue_depth', description: 'Jobs waiting in the order queue, by priority', parameters: { priority: { type: 'string', description: 'high or low', enum: ['high', 'low'] } }, required: ['priority'], permission: 'DIAGNOSE', readOnly: true },
+      (args) => `${args.priority === 'high' ? 3 : 12} jobs`,
+    );
+    harness.registry.registerCustom({ name: 'purge_queue', description: 'Drops every queued job (admin only)', permission: 'ADMIN' }, () => 'purged');
+    await expect.poll(() => announced).toBeGreaterThan(0);
+    const names = (await triage.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('get_queue_depth');
+    expect(names).not.toContain('purge_queue');
+    expect((await harness.call(triage, 'get_queue_depth', { priority: 'high' })).text).toBe('3 jobs');
+    expect((await harness.call(triage, 'get_queue_depth', {})).text).toContain('missing required argument for get_queue_depth: priority');
+    expect((await harness.call(triage, 'purge_queue')).text).toContain('needs ADMIN');
+    expect(() => harness!.registry.registerCustom({ name: 'get_session', description: 'clash' }, () => '')).toThrow(/already registered/);
+  });
+});
+
+describe('HTTP guards', () => {
+  it('checks Host and Origin, limits the body, rate-limits per caller', async () => {
+    harness = await mcpHarness('', { maxBodyBytes: 4096, rateLimitPerMinute: 5 });
+    const post = (headers: Record<string, string>, body = '{}') =>
+      fetch(harness!.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKENS.lead}`, ...headers }, body });
+    // fetch cannot set Host, node:http can: a DNS-rebinding page's requests carry the attacker's name
+    const hostStatus = await new Promise<number>((resolve, reject) => {
+      const url = new URL(harness!.url);
+      request({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { host: 'evil.example', authorization: `Bearer ${TOKENS.lead}` } }, (res) => resolve(res.statusCode!))
+        .on('error', reject)
+        .end('{}');
+    });
+    expect(hostStatus).toBe(403);
+    expect((await post({ origin: 'https://evil.example' })).status).toBe(403);
+    const big = await post({}, JSON.stringify({ padding: 'x'.repeat(10_000) }));
+    expect(big.status).toBe(413);
+    expect(await big.text()).toContain('exceeds the limit of 4096');
+    for (let i = 0; i < 4; i++) await post({}); // with the 413 above: the 5 allowed this minute
+    const limited = await post({});
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await fetch(harness.url.replace('/mcp', '/other'))).status).toBe(404);
+  });
+
+  it('says which port is taken and does not start', async () => {
+    harness = await mcpHarness();
+    const port = Number(new URL(harness.url).port);
+    await expect(mcpHarness('', { port })).rejects.toThrow(`svc.mcp.port ${port} on 127.0.0.1 is taken by another process`);
+  });
+});

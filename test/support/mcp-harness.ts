@@ -1,0 +1,78 @@
+/**
+ * An in-process tool server on 127.0.0.1 (ephemeral port) over an engine with a fake clock, and
+ * official MCP SDK clients connected to it over real HTTP.
+ */
+import { expect } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { sha256Hex } from '../../src/mcp/authenticator.js';
+import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
+import { Roles } from '../../src/mcp/roles.js';
+import { Authenticator } from '../../src/mcp/authenticator.js';
+import { toolServices } from '../../src/mcp/start-tool-server.js';
+import { ToolRegistry } from '../../src/mcp/tool-registry.js';
+import { ToolServer } from '../../src/mcp/tool-server.js';
+import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
+import { engineHarness } from './engine-harness.js';
+import { newRegistry } from './registry.js';
+import { tempDir } from './temp-dir.js';
+
+export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', lead: 'lead-secret-token' } as const;
+
+export async function mcpHarness(extraYaml = '', serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number } = {}) {
+  const yaml = `topology:
+  team: checkout
+  tier: critical
+  on-call-channel: "#checkout-oncall"
+mcp:
+  approvers: [alice]
+  verification-delay: 30s
+  tokens:
+    ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
+    triage-bot: { sha256: ${sha256Hex(TOKENS.triage)}, role: diagnostician }
+    lead: { sha256: ${sha256Hex(TOKENS.lead)}, role: admin }
+${extraYaml}`;
+  const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': yaml }), args: [], env: {} });
+  expect(config.problems).toEqual([]);
+  const h = engineHarness();
+  const metadata = new ServiceMetadata(config, newRegistry());
+  const services = toolServices(config, h.engine, metadata);
+  const registry = new ToolRegistry();
+  for (const tool of BUILT_IN_TOOLS) registry.register(tool);
+  const server = new ToolServer({
+    host: '127.0.0.1',
+    port: serverOptions.port ?? 0,
+    maxBodyBytes: serverOptions.maxBodyBytes ?? 1_048_576,
+    rateLimitPerMinute: serverOptions.rateLimitPerMinute ?? 10_000,
+    authenticator: Authenticator.fromConfig(config, Roles.fromConfig(config)),
+    registry,
+    services,
+    version: 'test',
+    now: () => h.clock.now(),
+  });
+  const url = await server.start();
+  const clients: Client[] = [];
+
+  async function connect(token: string | undefined, headers: Record<string, string> = {}): Promise<Client> {
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { ...(token && { authorization: `Bearer ${token}` }), ...headers } } });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  async function call(client: Client, name: string, args: Record<string, string> = {}, meta?: Record<string, unknown>): Promise<CallToolResult & { text: string }> {
+    const result = (await client.callTool({ name, arguments: args, ...(meta && { _meta: meta }) })) as CallToolResult;
+    const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    return { ...result, text };
+  }
+
+  async function close(): Promise<void> {
+    for (const client of clients) await client.close().catch(() => undefined);
+    await server.stop();
+  }
+
+  return { ...h, url, server, services, registry, connect, call, close };
+}
