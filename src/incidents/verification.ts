@@ -1,9 +1,11 @@
 /**
  * Did a remediation help? At execution a snapshot is taken (service status; the operation's
  * error rate, p50 and p99 over the last minutes); afterwards the traffic since the action is
- * collected, and after `delayMs` (default 30 s) the two are compared. Effective YES when there
- * was traffic since, the error rate did not rise, p99 did not rise by more than 10 %, and the
- * service status is HEALTHY or better than before.
+ * collected, and after `delayMs` (default 30 s) the two are compared. For an action on an
+ * operation, effective YES when the operation had traffic since, its error rate did not rise and
+ * its p99 did not rise by more than 10 %; the service status is reported but not judged, as an
+ * SLO violated earlier keeps it CRITICAL for the SLO's window. For a service-wide action (a
+ * circuit breaker), effective YES when the service status is HEALTHY or better than before.
  */
 import type { Engine } from '../analysis/engine.js';
 import type { ServiceStatus } from '../analysis/health-aggregator.js';
@@ -90,12 +92,12 @@ export class Verifier {
       if (after.errorRate > before.errorRate) reasons.push('error rate rose');
       if (before.p99 > 0 && after.p99 > before.p99 * 1.1) reasons.push('p99 rose by more than 10%');
     }
-    if (after.status !== 'HEALTHY' && STATUS_RANK[after.status] >= STATUS_RANK[before.status]) reasons.push(`service still ${after.status}`);
+    if (entry.operation === undefined && after.status !== 'HEALTHY' && STATUS_RANK[after.status] >= STATUS_RANK[before.status]) reasons.push(`service still ${after.status}`);
     return {
       state: 'verified',
       operation: entry.operation,
       effective: reasons.length === 0,
-      why: reasons.length ? reasons.join('; ') : 'error rate and latency did not get worse and the service is healthy',
+      why: reasons.length ? reasons.join('; ') : entry.operation === undefined ? 'the service is healthier than before' : 'error rate and p99 did not get worse since the action',
       before,
       after,
       latencyDeltaMs: after.p50 - before.p50,

@@ -6,6 +6,7 @@
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
 import { blocks, columns, fields, listSome, ms, multiple, percent, section, withBaseline } from '../text-layout.js';
+import { requireKnownOperation } from './operation-argument.js';
 
 export const getCrossStackContext: ToolDefinition = {
   name: 'get_cross_stack_context',
@@ -23,9 +24,9 @@ export const getCrossStackContext: ToolDefinition = {
     const known = engine.health.operations();
     const operation = args.operation_name?.trim();
     if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(known)}`);
-    const health = engine.health.getOperationHealth(operation);
     // An operation with an SLO but no traffic yet is known too: its SLO section still says something.
-    if (!health && !engine.sloTracker.hasSlo(operation)) throw new ToolError(`unknown operation '${operation}'; known operations: ${listSome(known)}`);
+    if (!engine.sloTracker.hasSlo(operation)) requireKnownOperation(services, operation);
+    const health = engine.health.getOperationHealth(operation);
     const slos = engine.sloTracker.statuses().filter((s) => s.operationName === operation);
 
     return textResult(

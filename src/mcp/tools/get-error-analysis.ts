@@ -4,14 +4,16 @@
  * an agent in the PLAN phase can pick a remedy; the SUGGESTION line names one.
  *
  * Deviation: ELEVATED with the health aggregator's rule (more than 5 points above the baseline
- * rate and over twice it), below baseline under half of it, normal otherwise.
+ * rate and over twice it), below baseline by the mirror rule (more than 5 points below and under
+ * half of it), normal otherwise.
  */
 import type { Engine } from '../../analysis/engine.js';
 import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, section } from '../text-layout.js';
+import { requireKnownOperation } from './operation-argument.js';
 
 const RECENT_MINUTES = 5;
-const ELEVATED_POINTS = 0.05;
+const DEVIATION_POINTS = 0.05;
 const TIMEOUT = /time.?out|deadline|ETIMEDOUT|AbortError/i;
 const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|socket hang up/i;
 // error.type holds the status code itself for HTTP errors (semantic conventions); svc writes `HTTP 503`.
@@ -34,7 +36,7 @@ export const getErrorAnalysis: ToolDefinition = {
     const known = engine.health.operations();
     const operation = args.operation_name?.trim();
     if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(known)}`);
-    if (!known.includes(operation)) throw new ToolError(`unknown operation '${operation}'; known operations: ${listSome(known)}`);
+    requireKnownOperation(services, operation);
 
     let requests = 0;
     let errors = 0;
@@ -75,8 +77,8 @@ function deviation(requests: number, rate: number, baseline: number | undefined)
   if (requests === 0) return `no requests in the last ${RECENT_MINUTES} minutes`;
   if (baseline === undefined) return 'no baseline';
   const versus = `${percent(rate)} vs baseline ${percent(baseline)}${baseline > 0 ? `, ${multiple(rate / baseline)}` : ''}`;
-  if (rate > baseline + ELEVATED_POINTS && rate > 2 * baseline) return `ELEVATED (${versus})`;
-  if (rate < baseline / 2) return `below baseline (${versus})`;
+  if (rate > baseline + DEVIATION_POINTS && rate > 2 * baseline) return `ELEVATED (${versus})`;
+  if (rate < baseline - DEVIATION_POINTS && rate < baseline / 2) return `below baseline (${versus})`;
   return `normal (${versus})`;
 }
 

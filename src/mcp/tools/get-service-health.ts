@@ -30,7 +30,7 @@ export const getServiceHealth: ToolDefinition = {
   annotations: { readOnlyHint: true, destructiveHint: false },
   handler(args, { services }) {
     const format = args.format ?? 'text';
-    if (format !== 'text' && format !== 'json') throw new ToolError(`format must be 'text' or 'json', got '${format}'; omit it for text`);
+    if (format !== 'text' && format !== 'json') throw new ToolError(`format must be text or json; got "${format}" (omit it for text)`);
     const summary = services.engine.healthSummary();
     if (format === 'text') return textResult(healthText(summary));
     const json = healthJson(summary);

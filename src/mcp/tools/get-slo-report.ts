@@ -32,7 +32,7 @@ export const getSloReport: ToolDefinition = {
   annotations: { readOnlyHint: true, destructiveHint: false },
   handler(args, { services }) {
     const format = args.format ?? 'text';
-    if (format !== 'text' && format !== 'json') throw new ToolError(`format must be 'text' or 'json', got '${format}'; omit it for text`);
+    if (format !== 'text' && format !== 'json') throw new ToolError(`format must be text or json; got "${format}" (omit it for text)`);
     const { engine } = services;
     const statuses = engine.sloTracker.statuses().sort((a, b) => SEVERITY[a.compliance] - SEVERITY[b.compliance] || a.budgetRemaining - b.budgetRemaining);
     const generated = engine.clock.now();

@@ -12,6 +12,7 @@
 import type { MinuteStats } from '../../analysis/minute-history.js';
 import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, signedChange } from '../text-layout.js';
+import { requireKnownOperation } from './operation-argument.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_WINDOW_MINUTES = 30;
@@ -47,25 +48,22 @@ export const getTrendAnalysis: ToolDefinition = {
     const windowText = args.window_minutes?.trim() || String(DEFAULT_WINDOW_MINUTES);
     const windowMinutes = /^\d+$/.test(windowText) ? Number(windowText) : NaN;
     if (!(windowMinutes >= 1 && windowMinutes <= historyMinutes)) {
-      throw new ToolError(`window_minutes must be a whole number of minutes from 1 to ${historyMinutes}, got '${args.window_minutes}'; omit it for ${DEFAULT_WINDOW_MINUTES}`);
+      throw new ToolError(`window_minutes must be a whole number of minutes from 1 to ${historyMinutes}; got "${args.window_minutes}" (omit it for ${DEFAULT_WINDOW_MINUTES})`);
     }
-    if (!known.includes(operation)) throw new ToolError(`unknown operation '${operation}'; known operations: ${listSome(known)}`);
+    requireKnownOperation(services, operation);
 
     const currentMinute = Math.floor(engine.clock.now() / MINUTE_MS) * MINUTE_MS;
     const samples = engine.health.historyOf(operation, windowMinutes + 1).filter((s) => s.minuteStart < currentMinute);
     if (samples.length === 0) {
       throw new ToolError(
-        `no complete minute with traffic for '${operation}' in the last ${windowMinutes} minutes; try a larger window_minutes (up to ${historyMinutes}) or another operation: ${listSome(known)}`,
+        `no complete minute with traffic for "${operation}" in the last ${windowMinutes} minutes; try a larger window_minutes (up to ${historyMinutes}) or another operation: ${listSome(known)}`,
       );
     }
 
     const trends = {
       p50: trendOf(samples.map((s) => s.p50)),
       p99: trendOf(samples.map((s) => s.p99)),
-      errorRate: trendOf(
-        samples.map((s) => s.errorRate),
-        MIN_ERROR_RATE_CHANGE,
-      ),
+      errorRate: trendOf(samples.map((s) => s.errorRate), MIN_ERROR_RATE_CHANGE),
       throughput: trendOf(throughputSeries(samples, currentMinute)),
     };
     const line = (label: string, trend: Trend, format: (value: number) => string) => [label, `start ${format(trend.start)}`, `end ${format(trend.end)}`, trend.direction, signedChange(trend.start, trend.end)];
