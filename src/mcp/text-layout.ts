@@ -64,15 +64,16 @@ export function columns(rows: readonly (readonly string[])[]): string[] {
   return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join('  ').trimEnd());
 }
 
-/** `30d`, `6h`, `90m`, `45s`: a duration in its largest whole unit. */
+const DURATION_UNITS: readonly (readonly [string, number])[] = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+];
+
+/** `30d`, `6h`, `90m`, `45s`: a duration in its largest whole unit (else in ms). */
 export function duration(durationMs: number): string {
-  const units: readonly (readonly [string, number])[] = [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-  ];
-  for (const [unit, size] of units) if (durationMs >= size && durationMs % size === 0) return `${durationMs / size}${unit}`;
+  for (const [unit, size] of DURATION_UNITS) if (durationMs >= size && durationMs % size === 0) return `${durationMs / size}${unit}`;
   return ms(durationMs);
 }
 

@@ -1,0 +1,76 @@
+/**
+ * Tools called as the tool server calls them: a handler with a READ caller and the services of a
+ * real Engine (fake clock, real TracerProvider) and ServiceMetadata with default configuration.
+ */
+import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { ResolvedConfig } from '../../src/config/resolved-config.js';
+import type { EngineOptions } from '../../src/analysis/engine.js';
+import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
+import { ToolError, type ToolContext, type ToolDefinition, type ToolResult } from '../../src/mcp/tool-definition.js';
+import type { ToolServices } from '../../src/mcp/tool-services.js';
+import { engineHarness } from '../support/engine-harness.js';
+import { newRegistry } from '../support/registry.js';
+
+export function toolHarness(options: Omit<EngineOptions, 'clock' | 'emit'> = {}) {
+  const harness = engineHarness({ serviceName: 'checkout', ...options });
+  const metadata = new ServiceMetadata(new ResolvedConfig([]), newRegistry());
+  const context: ToolContext = {
+    caller: { agentName: 't', role: 'observer', permissions: new Set(['READ']), credential: 'test' },
+    // The reporting tools read only the engine and the metadata.
+    services: { engine: harness.engine, metadata } as ToolServices,
+  };
+  // A second provider on the same engine, for server spans that carry error details.
+  const tracer = new TracerProvider({ spanProcessors: [harness.engine.createSpanProcessor()] }).getTracer('tool-harness');
+
+  return {
+    ...harness,
+    metadata,
+    async callTool(tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolResult> {
+      return tool.handler(args, context);
+    },
+    /** The ToolError a call throws; fails the test when it succeeds or throws something else. */
+    async toolError(tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolError> {
+      try {
+        await tool.handler(args, context);
+      } catch (error) {
+        if (error instanceof ToolError) return error;
+        throw error;
+      }
+      throw new Error(`${tool.name} succeeded with ${JSON.stringify(args)}`);
+    },
+    /** A failed `GET <route>` request whose span carries `attributes` (error.type, status code). */
+    failure(route: string, latencyMs: number, attributes: Attributes): void {
+      const start = harness.clock.now();
+      const span = tracer.startSpan(`GET ${route}`, { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.request.method': 'GET', 'http.route': route, ...attributes } });
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end(start + latencyMs);
+    },
+    /** `count` requests per minute for `minutes` minutes, spread over each minute; `at(minute, i)` gives latency and error. */
+    traffic(route: string, minutes: number, count: (minute: number) => number, at: (minute: number, i: number) => { latencyMs: number; isError?: boolean }): void {
+      for (let minute = 0; minute < minutes; minute++) {
+        const start = harness.clock.now();
+        const n = count(minute);
+        for (let i = 0; i < n; i++) {
+          const { latencyMs, isError = false } = at(minute, i);
+          harness.request(route, latencyMs, isError);
+          harness.clock.advance(Math.floor(60_000 / (n + 1)));
+        }
+        harness.clock.set(start + 60_000);
+      }
+    },
+  };
+}
+
+/** The index of each line that starts with one of `titles`, in the order given. */
+export function lineIndexes(text: string, titles: readonly string[]): number[] {
+  const lines = text.split('\n');
+  return titles.map((title) => lines.findIndex((line) => line.startsWith(title)));
+}
+
+/** The first line containing `fragment`. */
+export function lineWith(text: string, fragment: string): string {
+  const line = text.split('\n').find((l) => l.includes(fragment));
+  if (line === undefined) throw new Error(`no line with '${fragment}' in:\n${text}`);
+  return line;
+}
