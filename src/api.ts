@@ -6,6 +6,7 @@ import type { CircuitState, OpossumLike } from './analysis/circuit-breakers.js';
 import type { Engine } from './analysis/engine.js';
 import type { CustomActionDefinition } from './incidents/remediation.js';
 import type { CustomToolDefinition, CustomToolHandler } from './mcp/tool-registry.js';
+import { startToolServer as startServer } from './mcp/start-tool-server.js';
 import { runtime } from './runtime.js';
 
 export { AgentObservable, AgentOperation, DeclareConsumer, DeclareDependency, METADATA_KEYS } from './metadata/decorators.js';
@@ -88,4 +89,20 @@ export function reportCircuitBreakerState(name: string, state: CircuitState, det
 /** The MCP tool server's URL once it listens (undefined before, or when disabled). */
 export function toolServerUrl(): string | undefined {
   return runtime().toolServer?.url;
+}
+
+/** Starts the MCP tool server of the running preload (it starts by itself unless svc.mcp.enabled=false); resolves with its URL. */
+export async function startToolServer(): Promise<string> {
+  const state = runtime();
+  if (state.toolServer) return state.toolServer.url;
+  if (!state.engine || !state.context) throw new Error('svc is not running: start it with node --import @svc/register, or start(), with svc.enabled=true');
+  return (await startServer(state.context.config, state.engine, state.context.metadata)).url;
+}
+
+/** Stops the MCP tool server; the service and its telemetry go on. */
+export async function stopToolServer(): Promise<void> {
+  const state = runtime();
+  const server = state.toolServer;
+  state.toolServer = undefined;
+  await server?.stop();
 }

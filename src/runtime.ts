@@ -4,6 +4,8 @@
  */
 import type { Engine } from './analysis/engine.js';
 import type { CustomActionDefinition, Remediation } from './incidents/remediation.js';
+import type { ResolvedConfig } from './config/resolved-config.js';
+import type { ServiceMetadata } from './metadata/service-metadata.js';
 import type { ToolServer } from './mcp/tool-server.js';
 import { ToolRegistry } from './mcp/tool-registry.js';
 
@@ -18,11 +20,13 @@ export interface Runtime {
   /** Custom remediation actions registered before the tool server started. */
   readonly pendingActions: CustomActionDefinition[];
   toolServer: ToolServer | undefined;
+  /** What the preload resolved, so the API can (re)start the tool server. */
+  context: { readonly config: ResolvedConfig; readonly metadata: ServiceMetadata } | undefined;
 }
 
 const KEY = Symbol.for('svc.runtime');
 
 export function runtime(): Runtime {
   const holder = globalThis as { [KEY]?: Runtime };
-  return (holder[KEY] ??= { active: false, engine: undefined, tools: new ToolRegistry(), remediation: undefined, pendingActions: [], toolServer: undefined });
+  return (holder[KEY] ??= { active: false, engine: undefined, tools: new ToolRegistry(), remediation: undefined, pendingActions: [], toolServer: undefined, context: undefined });
 }

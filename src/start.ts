@@ -114,6 +114,7 @@ function startOrThrow(options: StartOptions): Svc {
   const telemetry = startTelemetry({ resource, spanProcessors: processors });
   runtime().active = enabled;
   runtime().engine = engine;
+  runtime().context = { config, metadata };
   const stopHeapSampling = engine?.startHeapSampling(config.get<number>('patterns.heap-sample-interval'));
   engine?.changes.record('deployment', deploymentDescription(deployment), deploymentEventBody(deployment), Date.parse(deployment.timestamp));
   engine?.changes.record('config_change', configurationDescription(config), {}, Date.parse(deployment.timestamp));

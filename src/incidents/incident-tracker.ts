@@ -4,7 +4,7 @@
  *
  * - Severity from the service tier and the deviation: critical tier HIGH, standard MEDIUM,
  *   internal and experimental LOW; one level up (up to CRITICAL) when the anomaly score reaches
- *   0.75, the recent error rate reaches 50 %, or an SLO alert is CRITICAL.
+ *   0.75, the detection is an error-rate spike or a cascade failure, or an SLO alert is CRITICAL.
  * - Resolved when the operation is back to baseline: no detection for `resolveAfterMs` (default
  *   2 minutes) and its health no longer ELEVATED. The cause (patterns, a change shortly before)
  *   and the resolution (the last successful remediation, or recovery without action) are kept
@@ -77,8 +77,8 @@ export class IncidentTracker {
     for (const pattern of detection.patterns) incident.patterns.add(pattern);
     incident.maxAnomalyScore = Math.max(incident.maxAnomalyScore, detection.anomalyScore ?? 0);
     incident.lastDetectionAt = detection.timestamp;
-    const health = this.engine.health.getOperationHealth(detection.operation);
-    if (incident.maxAnomalyScore >= 0.75 || (health && health.requestCount >= 10 && health.errorRate >= 0.5)) incident.severity = this.raised(incident);
+    const failing = detection.patterns.includes('error_rate_spike') || detection.patterns.includes('cascade_failure');
+    if (incident.maxAnomalyScore >= 0.75 || failing) incident.severity = this.raised(incident);
   }
 
   private onSloAlert(alert: SloAlert): void {

@@ -117,6 +117,19 @@ describe('identity', () => {
     expect(shown.text).toContain(`Incident: ${incidentId}`);
   });
 
+  it('without tokens, loopback callers get the anonymous role (diagnostician by default)', async () => {
+    harness = await mcpHarness('', { tokens: false });
+    const anonymous = await harness.connect(undefined, { 'x-agent-name': 'local-cli' });
+    const names = (await anonymous.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('create_session');
+    expect(names).not.toContain('execute_remediation');
+    expect((await harness.call(anonymous, 'get_service_health')).text).toMatch(/STATUS: HEALTHY/);
+  });
+
+  it('refuses to serve on a non-loopback address without tokens', async () => {
+    await expect(mcpHarness('', { tokens: false, host: '0.0.0.0' })).rejects.toThrow(/svc.mcp.host is 0.0.0.0, not loopback, and no tokens are configured: refusing to serve tools without authentication/);
+  });
+
   it('refuses requests without a token when tokens are configured, and bad tokens', async () => {
     harness = await mcpHarness();
     await expect(harness.connect(undefined)).rejects.toThrow(/401|bearer token is required/);

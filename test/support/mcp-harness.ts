@@ -21,7 +21,11 @@ import { tempDir } from './temp-dir.js';
 
 export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', lead: 'lead-secret-token' } as const;
 
-export async function mcpHarness(extraYaml = '', serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number } = {}) {
+export async function mcpHarness(extraYaml = '', serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean } = {}) {
+  const tokens = `  tokens:
+    ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
+    triage-bot: { sha256: ${sha256Hex(TOKENS.triage)}, role: diagnostician }
+    lead: { sha256: ${sha256Hex(TOKENS.lead)}, role: admin }`;
   const yaml = `topology:
   team: checkout
   tier: critical
@@ -29,10 +33,7 @@ export async function mcpHarness(extraYaml = '', serverOptions: { rateLimitPerMi
 mcp:
   approvers: [alice]
   verification-delay: 30s
-  tokens:
-    ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
-    triage-bot: { sha256: ${sha256Hex(TOKENS.triage)}, role: diagnostician }
-    lead: { sha256: ${sha256Hex(TOKENS.lead)}, role: admin }
+${serverOptions.tokens === false ? '' : tokens}
 ${extraYaml}`;
   const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': yaml }), args: [], env: {} });
   expect(config.problems).toEqual([]);
@@ -42,7 +43,7 @@ ${extraYaml}`;
   const registry = new ToolRegistry();
   for (const tool of BUILT_IN_TOOLS) registry.register(tool);
   const server = new ToolServer({
-    host: '127.0.0.1',
+    host: serverOptions.host ?? '127.0.0.1',
     port: serverOptions.port ?? 0,
     maxBodyBytes: serverOptions.maxBodyBytes ?? 1_048_576,
     rateLimitPerMinute: serverOptions.rateLimitPerMinute ?? 10_000,
