@@ -2,6 +2,7 @@
  * `@svc/register/api`: decorators, enums, and the programmatic API for services that assemble
  * svc themselves instead of (or besides) the preload.
  */
+import type { ChangeKind } from './analysis/change-tracker.js';
 import type { CircuitState, OpossumLike } from './analysis/circuit-breakers.js';
 import type { Engine } from './analysis/engine.js';
 import type { CustomActionDefinition } from './incidents/remediation.js';
@@ -105,4 +106,9 @@ export async function stopToolServer(): Promise<void> {
   const server = state.toolServer;
   state.toolServer = undefined;
   await server?.stop();
+}
+
+/** Records a deployment or configuration change (a feature flag, a rollout) so incident context can name it as a probable cause. */
+export function recordChange(kind: ChangeKind, description: string, details: Record<string, string> = {}): void {
+  runtime().engine?.changes.record(kind, description, details);
 }

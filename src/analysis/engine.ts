@@ -62,6 +62,8 @@ export interface EngineOptions {
   };
   readonly maxOperations?: number;
   readonly historyMinutes?: number;
+  /** Minutes operation health is measured over (default 5). */
+  readonly healthRecentMinutes?: number;
   /** Criticality of declared dependencies, for the service status. */
   readonly criticalityOf?: HealthAggregatorOptions['criticalityOf'];
   /** Told once when a bounded map is full (operations or dependencies beyond the limits). */
@@ -135,6 +137,7 @@ export class Engine implements SpanAnalysis {
       circuitBreakers: this.circuitBreakers,
       criticalityOf: options.criticalityOf ?? ((name) => options.topology?.dependency(name)?.criticality),
       historyMinutes: options.historyMinutes,
+      recentMinutes: options.healthRecentMinutes,
       maxOperations,
       onOverflow: overflow('operation history'),
     });
@@ -359,6 +362,7 @@ export class Engine implements SpanAnalysis {
       },
       maxOperations,
       historyMinutes: config.get('limits.history-minutes'),
+      healthRecentMinutes: config.get('health.recent-minutes'),
       criticalityOf: (name) => metadata.topology().registry.dependency(name)?.criticality,
       onOverflow: (what, capacity) => report(`more than ${capacity} ${what} tracked; further ones are counted as overflow`),
     });

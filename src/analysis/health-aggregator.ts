@@ -88,7 +88,8 @@ export class HealthAggregator {
   private readonly clock: Clock;
   private readonly history: BoundedMap<string, MinuteHistory>;
   private readonly historyMinutes: number;
-  private readonly recentMinutes: number;
+  /** Minutes operation health is measured over. */
+  readonly recentMinutes: number;
 
   constructor(
     private readonly baselines: BaselineProvider,

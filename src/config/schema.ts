@@ -160,6 +160,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'limits.max-sessions', type: integerType(1), default: 100, doc: 'Shared sessions kept (the oldest is dropped)' },
   { path: 'limits.max-session-entries', type: integerType(1), default: 500, doc: 'Entries per session' },
   { path: 'limits.max-audit-entries', type: integerType(1), default: 500, doc: 'Audit trail entries kept' },
+  { path: 'health.recent-minutes', type: integerType(1, 60), default: 5, doc: 'Minutes of traffic operation health (error rate, p50, p99, ELEVATED) is measured over' },
   { path: 'incidents.resolve-after', type: durationType, default: '2m', doc: 'An incident resolves after this long without detection, once its operation is no longer elevated' },
   { path: 'limits.max-changes', type: integerType(1), default: 200, doc: 'Deployment and config-change entries kept' },
 ];

@@ -8,7 +8,7 @@
  * - scope: `dependency_related` when a dependency is degraded or unhealthy, `service_wide` when
  *   more than one operation is elevated or has an open incident, else `operation_specific`;
  * - user-facing: YES when the tier is critical or a consumer calls synchronously;
- * - a change is flagged PROBABLE CAUSE when it happened within 30 minutes before the incident;
+ * - the most recent change within 30 minutes before the incident is flagged PROBABLE CAUSE;
  * - action priority: HIGH for the remedies of the detected patterns (fallback for error spikes
  *   and cascades, opening the breaker of an unhealthy dependency, escalation at page_oncall or
  *   above), MEDIUM otherwise.
@@ -79,14 +79,10 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
   const patterns = incident ? [...incident.patterns] : [];
   const openedAt = incident?.openedAt ?? now;
 
-  const windowMs = incidents.changeWindowMs;
-  const changes = engine.changes.list().slice(-10).reverse().map((c) => ({ kind: c.kind, description: c.description, timestamp: c.timestamp, probableCause: c.timestamp <= openedAt && openedAt - c.timestamp <= windowMs && incident !== undefined }));
+  const probable = incident ? incidents.probableChange(incident) : undefined;
+  const changes = engine.changes.list().slice(-10).reverse().map((c) => ({ kind: c.kind, description: c.description, timestamp: c.timestamp, probableCause: c === probable }));
   const deployment = engine.changes.lastDeployment();
-  const lastDeployment = deployment && {
-    version: deployment.details.version ?? deployment.description,
-    timestamp: deployment.timestamp,
-    probableCause: incident !== undefined && deployment.timestamp <= openedAt && openedAt - deployment.timestamp <= windowMs,
-  };
+  const lastDeployment = deployment && { version: deployment.details.version ?? deployment.description, timestamp: deployment.timestamp, probableCause: deployment === probable };
 
   const unhealthyDependencies = summary.dependencies.filter((d) => d.state !== 'healthy').map((d) => d.name);
   const troubled = new Set([...summary.operations.filter((o) => o.elevated).map((o) => o.operation), ...incidents.openIncidents().map((i) => i.operation)]);
@@ -144,7 +140,7 @@ export function formatIncidentContext(context: IncidentContext): string {
     context.lastDeployment
       ? `Last deploy: ${context.lastDeployment.version} at ${isoTime(context.lastDeployment.timestamp)}${context.lastDeployment.probableCause ? '  PROBABLE CAUSE (shortly before the incident)' : ''}`
       : 'Last deploy: unknown',
-    ...context.changes.map((c) => `${isoTime(c.timestamp)} ${c.kind}: ${c.description}${c.probableCause ? '  <- close to the incident' : ''}`),
+    ...context.changes.map((c) => `${isoTime(c.timestamp)} ${c.kind}: ${c.description}${c.probableCause ? '  PROBABLE CAUSE' : ''}`),
   ];
   const escalation = `Escalation level: ${context.escalationLevel.toUpperCase()}${context.onCallChannel && context.escalationLevel !== 'auto_resolve' ? ` (${context.onCallChannel})` : ''}`;
   return blocks(

@@ -36,7 +36,7 @@ export const getCrossStackContext: ToolDefinition = {
           'No frontend telemetry connected: the browser SDK is not reporting to this service,',
           'so page loads, API call timings, journeys, funnels and affected users are not available.',
         ]),
-        section('BACKEND', health ? backendFields(health) : ['No requests recorded yet.']),
+        section('BACKEND', health ? backendFields(health, services.engine.health.recentMinutes) : ['No requests recorded yet.']),
         section(
           'SLO STATUS',
           columns(slos.map((s) => [s.name, s.type, s.compliance, `budget ${percent(s.budgetRemaining)} remaining`, `burn ${multiple(s.burnRate)}`])),
@@ -51,12 +51,12 @@ export const getCrossStackContext: ToolDefinition = {
   },
 };
 
-function backendFields(op: OperationHealth): string[] {
+function backendFields(op: OperationHealth, recentMinutes: number): string[] {
   const base = op.baseline;
-  const deviation = op.requestCount === 0 ? 'normal (no requests in the last 5 minutes)' : op.elevated ? `ELEVATED (${op.elevatedReasons.join('; ')})` : 'normal';
+  const deviation = op.requestCount === 0 ? `normal (no requests in the last ${recentMinutes} minutes)` : op.elevated ? `ELEVATED (${op.elevatedReasons.join('; ')})` : 'normal';
   return fields([
     ['Operation', op.operation],
-    ['Requests', `${op.requestCount} in the last 5 minutes`],
+    ['Requests', `${op.requestCount} in the last ${recentMinutes} minutes`],
     ['Error rate', withBaseline(percent(op.errorRate), base && percent(base.errorRate))],
     ['P50', withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))],
     ['P99', withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))],

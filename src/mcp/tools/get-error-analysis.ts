@@ -1,5 +1,5 @@
 /**
- * get_error_analysis: an operation's errors over the last 5 minutes against its baseline error
+ * get_error_analysis: an operation's errors over the recent minutes (health window) against its baseline error
  * rate, how much the rolling baseline can be trusted, and its error categories (since start), so
  * an agent in the PLAN phase can pick a remedy; the SUGGESTION line names one.
  *
@@ -12,7 +12,6 @@ import { ToolError, textResult, type ToolDefinition } from '../tool-definition.j
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, section } from '../text-layout.js';
 import { requireKnownOperation } from './operation-argument.js';
 
-const RECENT_MINUTES = 5;
 const DEVIATION_POINTS = 0.05;
 const TIMEOUT = /time.?out|deadline|ETIMEDOUT|AbortError/i;
 const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|socket hang up/i;
@@ -24,7 +23,7 @@ export const getErrorAnalysis: ToolDefinition = {
   name: 'get_error_analysis',
   title: 'Error analysis',
   description:
-    'Errors of one operation: requests, errors and error rate over the last 5 minutes, deviation from the baseline error rate, baseline confidence, the breakdown by error category (error.type, exception type or HTTP status) and a suggested remedy. Use it to choose a remediation.',
+    'Errors of one operation: requests, errors and error rate over the recent minutes (svc.health.recent-minutes), deviation from the baseline error rate, baseline confidence, the breakdown by error category (error.type, exception type or HTTP status) and a suggested remedy. Use it to choose a remediation.',
   permission: 'READ',
   parameters: {
     operation_name: { type: 'string', description: 'Operation name as in get_service_health, for example `GET /orders/{id}`' },
@@ -40,7 +39,7 @@ export const getErrorAnalysis: ToolDefinition = {
 
     let requests = 0;
     let errors = 0;
-    for (const minute of engine.health.historyOf(operation, RECENT_MINUTES)) {
+    for (const minute of engine.health.historyOf(operation, engine.health.recentMinutes)) {
       requests += minute.count;
       errors += minute.errors;
     }
@@ -55,11 +54,11 @@ export const getErrorAnalysis: ToolDefinition = {
         [
           `ERROR ANALYSIS: ${operation}`,
           ...fields([
-            ['Window', `last ${RECENT_MINUTES} minutes`],
+            ['Window', `last ${engine.health.recentMinutes} minutes`],
             ['Total requests', String(requests)],
             ['Error count', String(errors)],
             ['Error rate', percent(errorRate)],
-            ['Deviation', deviation(requests, errorRate, baselineRate)],
+            ['Deviation', deviation(requests, errorRate, baselineRate, engine.health.recentMinutes)],
             ['Baseline confidence', snapshot ? `${snapshot.confidence} (${snapshot.sampleCount} samples)` : `LOW (fewer than ${engine.rollingBaselines.minSamples} samples)`],
           ]),
         ].join('\n'),
@@ -73,8 +72,8 @@ export const getErrorAnalysis: ToolDefinition = {
   },
 };
 
-function deviation(requests: number, rate: number, baseline: number | undefined): string {
-  if (requests === 0) return `no requests in the last ${RECENT_MINUTES} minutes`;
+function deviation(requests: number, rate: number, baseline: number | undefined, recentMinutes: number): string {
+  if (requests === 0) return `no requests in the last ${recentMinutes} minutes`;
   if (baseline === undefined) return 'no baseline';
   const versus = `${percent(rate)} vs baseline ${percent(baseline)}${baseline > 0 ? `, ${multiple(rate / baseline)}` : ''}`;
   if (rate > baseline + DEVIATION_POINTS && rate > 2 * baseline) return `ELEVATED (${versus})`;

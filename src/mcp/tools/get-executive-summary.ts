@@ -58,7 +58,7 @@ export const getExecutiveSummary: ToolDefinition = {
         'TOP ISSUES',
         ...(issues.length ? issues : ['  none']),
         `SLO BUDGET: ${sloLine}`,
-        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last 5 minutes`,
+        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last ${services.engine.health.recentMinutes} minutes`,
       ].join('\n'),
     );
   },
