@@ -22,11 +22,13 @@ export interface Runtime {
   toolServer: ToolServer | undefined;
   /** What the preload resolved, so the API can (re)start the tool server. */
   context: { readonly config: ResolvedConfig; readonly metadata: ServiceMetadata } | undefined;
+  /** Ports svc itself serves (the tool server): their requests are not traced as the app's. */
+  readonly ownPorts: Set<number>;
 }
 
 const KEY = Symbol.for('svc.runtime');
 
 export function runtime(): Runtime {
   const holder = globalThis as { [KEY]?: Runtime };
-  return (holder[KEY] ??= { active: false, engine: undefined, tools: new ToolRegistry(), remediation: undefined, pendingActions: [], toolServer: undefined, context: undefined });
+  return (holder[KEY] ??= { active: false, engine: undefined, tools: new ToolRegistry(), remediation: undefined, pendingActions: [], toolServer: undefined, context: undefined, ownPorts: new Set() });
 }

@@ -3,8 +3,9 @@
  *
  * Operation health covers the last `recentMinutes` (default 5) of its per-minute history:
  * request count, error rate, p50 and p99 (from the minute histograms), throughput, and ELEVATED
- * when, with at least 5 requests, p50 or p99 exceeds 1.5 x the baseline's, or the error rate
- * exceeds the baseline's by more than 5 points and is over twice it.
+ * when, with at least 5 requests, p50 or p99 exceeds 1.5 x the baseline's and by at least 1 ms
+ * (the histograms cannot tell microseconds apart), or the error rate exceeds the baseline's by
+ * more than 5 points and is over twice it.
  *
  * Service status:
  * - CRITICAL: an SLO is VIOLATED, a dependency declared `required` is unhealthy, or an operation
@@ -77,6 +78,7 @@ export interface HealthAggregatorOptions {
 }
 
 const ELEVATION_FACTOR = 1.5;
+const MIN_ELEVATION_MS = 1;
 const MIN_REQUESTS_FOR_ELEVATION = 5;
 const MIN_REQUESTS_FOR_CRITICAL = 10;
 
@@ -131,8 +133,9 @@ export class HealthAggregator {
     const baseline = this.baselines.getBaseline(operation);
     const reasons: string[] = [];
     if (baseline && recent.count >= MIN_REQUESTS_FOR_ELEVATION) {
-      if (recent.p50 > ELEVATION_FACTOR * baseline.latencyP50Ms) reasons.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
-      if (recent.p99 > ELEVATION_FACTOR * baseline.latencyP99Ms) reasons.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
+      const slower = (value: number, base: number) => value > ELEVATION_FACTOR * base && value - base >= MIN_ELEVATION_MS;
+      if (slower(recent.p50, baseline.latencyP50Ms)) reasons.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
+      if (slower(recent.p99, baseline.latencyP99Ms)) reasons.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
       if (recent.errorRate > baseline.errorRate + 0.05 && recent.errorRate > 2 * baseline.errorRate) {
         reasons.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(baseline.errorRate)}`);
       }

@@ -125,6 +125,7 @@ class RecentOperation {
 class RequestRate {
   private readonly counts = new Uint32Array(RATE_SECONDS);
   private second = -1;
+  private firstSecond = -1;
 
   add(nowMs: number): void {
     this.advance(nowMs);
@@ -133,7 +134,7 @@ class RequestRate {
 
   private advance(nowMs: number): void {
     const second = Math.floor(nowMs / 1000);
-    if (this.second < 0) this.second = second;
+    if (this.second < 0) this.second = this.firstSecond = second;
     for (let s = this.second + 1; s <= second && s - this.second <= RATE_SECONDS; s++) this.counts[s % RATE_SECONDS] = 0;
     if (second > this.second) this.second = second;
   }
@@ -148,7 +149,9 @@ class RequestRate {
       if (back < recentSeconds) recent += count;
       else older += count;
     }
-    return { recent, usual: (older / (RATE_SECONDS - recentSeconds)) * recentSeconds };
+    // Seconds before the first request are not "usual" silence: average over observed ones only.
+    const observed = Math.min(RATE_SECONDS, this.second - this.firstSecond + 1) - recentSeconds;
+    return { recent, usual: observed > 0 ? (older / observed) * recentSeconds : Number.POSITIVE_INFINITY };
   }
 }
 

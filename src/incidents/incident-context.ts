@@ -8,7 +8,8 @@
  * - scope: `dependency_related` when a dependency is degraded or unhealthy, `service_wide` when
  *   more than one operation is elevated or has an open incident, else `operation_specific`;
  * - user-facing: YES when the tier is critical or a consumer calls synchronously;
- * - the most recent change within 30 minutes before the incident is flagged PROBABLE CAUSE;
+ * - the most recent change within 30 minutes before the incident opened, or last showed a new
+ *   pattern, is flagged PROBABLE CAUSE;
  * - action priority: HIGH for the remedies of the detected patterns (fallback for error spikes
  *   and cascades, opening the breaker of an unhealthy dependency, escalation at page_oncall or
  *   above), MEDIUM otherwise.

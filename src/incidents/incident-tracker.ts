@@ -28,6 +28,8 @@ export interface Incident {
   readonly patterns: Set<IncidentPattern>;
   maxAnomalyScore: number;
   lastDetectionAt: number;
+  /** When the incident opened or last showed a new pattern: what changed just before is the probable cause. */
+  lastNewPatternAt: number;
   /** Why it was opened first: `anomaly`, a pattern name, or `slo:<name>`. */
   readonly trigger: string;
   sloAlerts: string[];
@@ -74,7 +76,11 @@ export class IncidentTracker {
   private onDetection(detection: Detection): void {
     const trigger = detection.patterns[0] ?? 'anomaly';
     const incident = this.openFor(detection.operation, trigger, detection.timestamp);
-    for (const pattern of detection.patterns) incident.patterns.add(pattern);
+    for (const pattern of detection.patterns) {
+      if (incident.patterns.has(pattern)) continue;
+      incident.patterns.add(pattern);
+      incident.lastNewPatternAt = detection.timestamp;
+    }
     incident.maxAnomalyScore = Math.max(incident.maxAnomalyScore, detection.anomalyScore ?? 0);
     incident.lastDetectionAt = detection.timestamp;
     const failing = detection.patterns.includes('error_rate_spike') || detection.patterns.includes('cascade_failure');
@@ -112,6 +118,7 @@ export class IncidentTracker {
       patterns: new Set(),
       maxAnomalyScore: 0,
       lastDetectionAt: now,
+      lastNewPatternAt: now,
       trigger,
       sloAlerts: [],
     };
@@ -135,9 +142,12 @@ export class IncidentTracker {
     }
   }
 
-  /** A change (deployment or configuration) shortly before the incident, the probable cause. */
+  /**
+   * The probable cause: the most recent change (deployment or configuration) within the change
+   * window before the incident opened or last showed a new pattern.
+   */
   probableChange(incident: Incident): ChangeEntry | undefined {
-    return this.engine.changes.before(incident.openedAt, this.changeWindowMs)[0];
+    return this.engine.changes.before(incident.lastNewPatternAt, this.changeWindowMs)[0];
   }
 
   private causeOf(incident: Incident): string {

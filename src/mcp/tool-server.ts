@@ -16,6 +16,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '../report-error.js';
+import { runtime } from '../runtime.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { RateLimiter } from './rate-limiter.js';
 import { ToolError, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
@@ -91,6 +92,7 @@ export class ToolServer {
     http.unref();
     this.http = http;
     this.boundPort = (http.address() as AddressInfo).port;
+    runtime().ownPorts.add(this.boundPort);
     return this.url;
   }
 
@@ -100,6 +102,7 @@ export class ToolServer {
     this.sessions.clear();
     const http = this.http;
     this.http = undefined;
+    runtime().ownPorts.delete(this.boundPort);
     if (!http) return;
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));

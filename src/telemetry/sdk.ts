@@ -7,6 +7,7 @@ import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentation
 import { defaultResource, type Resource } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import { runtime } from '../runtime.js';
 import { logRecordProcessorsFromEnv, spanProcessorsFromEnv } from './exporters-from-env.js';
 
 export interface TelemetryOptions {
@@ -25,7 +26,12 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   const logRecordProcessors = logRecordProcessorsFromEnv();
   const sdk = new NodeSDK({
     resource: defaultResource().merge(options.resource),
-    instrumentations: [getNodeAutoInstrumentations()],
+    instrumentations: [
+      getNodeAutoInstrumentations({
+        // svc's own tool server is not one of the app's operations
+        '@opentelemetry/instrumentation-http': { ignoreIncomingRequestHook: (request) => runtime().ownPorts.has(request.socket?.localPort ?? -1) },
+      }),
+    ],
     spanProcessors,
     logRecordProcessors,
   });

@@ -17,7 +17,8 @@ export const getPlaybook: ToolDefinition = {
   annotations: { readOnlyHint: true, destructiveHint: false },
   handler(args, { services }) {
     const operation = args.operation_name ? requireKnownOperation(services, args.operation_name) : undefined;
-    const operationPatterns = operation ? [...(services.incidents.openIncident(operation)?.patterns ?? [])] : [];
+    // Most recent pattern first: an incident that began as a cold start and turned into an error spike needs the latter's playbook.
+    const operationPatterns = operation ? [...(services.incidents.openIncident(operation)?.patterns ?? [])].reverse() : [];
     try {
       const playbook = selectPlaybook({ pattern: args.pattern, operationPatterns });
       return textResult(formatPlaybook(playbook, operation), { playbook: playbook.name, triggerPatterns: [...playbook.triggerPatterns], steps: playbook.steps.map((s) => ({ ...s })) });

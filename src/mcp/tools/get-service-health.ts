@@ -1,6 +1,6 @@
 /**
  * get_service_health: the first call of an agent workflow. Current service status with its
- * reasons, per-operation metrics over the last 5 minutes with ELEVATED flags, dependency states
+ * reasons, per-operation metrics over the recent minutes (svc.health.recent-minutes) with ELEVATED flags, dependency states
  * and SLO budgets.
  *
  * `format=json` returns the same content as pretty JSON text and as `structured`:
@@ -32,18 +32,18 @@ export const getServiceHealth: ToolDefinition = {
     const format = args.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new ToolError(`format must be text or json; got "${format}" (omit it for text)`);
     const summary = services.engine.healthSummary();
-    if (format === 'text') return textResult(healthText(summary));
+    if (format === 'text') return textResult(healthText(summary, services.engine.health.recentMinutes));
     const json = healthJson(summary);
     return textResult(JSON.stringify(json, null, 2), json);
   },
 };
 
-function healthText(summary: HealthSummary): string {
+function healthText(summary: HealthSummary, recentMinutes: number): string {
   // Elevated operations first: they are what the agent came for.
   const operations = [...summary.operations].sort((a, b) => Number(b.elevated) - Number(a.elevated));
   return blocks(
     headerLine(`SERVICE HEALTH: ${summary.service}`, `STATUS: ${summary.status}`, summary.timestamp),
-    section(`OPERATIONS (${plural(operations.length, 'operation')}, last 5 minutes)`, columns(operations.map(operationCells))),
+    section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')})`, columns(operations.map(operationCells))),
     section(
       'DEPENDENCIES',
       columns(summary.dependencies.map((d) => [d.name, d.state, `err ${percent(d.errorRate)}`, `avg ${ms(d.averageLatencyMs)}`, plural(d.calls, 'call')])),

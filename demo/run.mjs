@@ -1,0 +1,277 @@
+// `npm run demo`: the whole product on this machine. A real orders service runs under
+// `node --import ./register.mjs` beside a real inventory service; steady traffic teaches svc what
+// normal looks like; a release bot rolls out a feature flag that makes GET /orders/{id} slow and
+// makes the inventory dependency fail; a scripted agent finds the incident with the MCP tools,
+// names the cause, acts, and verifies the effect. Exits 0 only when every step held.
+//
+//   --short   shorter phases (what `npm test` runs)
+//   --keep    leave the service running and print how to connect an MCP client
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SHORT = process.argv.includes('--short');
+const KEEP = process.argv.includes('--keep');
+const LEARN_SECONDS = SHORT ? 12 : 25;
+const DEADLINE_MS = 170_000;
+const OPERATOR_TOKEN = 'demo-operator-token';
+const OBSERVER_TOKEN = 'demo-observer-token';
+const OPERATION = 'GET /orders/{id}';
+const started = Date.now();
+const children = [];
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s`;
+const log = (line) => console.log(`[${elapsed()}] ${line}`);
+const indent = (text) => text.split('\n').map((l) => `    ${l}`).join('\n');
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function fail(message) {
+  console.log(`\nDEMO FAILED: ${message}`);
+  for (const child of children) child.kill('SIGTERM');
+  process.exit(1);
+}
+setTimeout(() => fail(`did not finish within ${DEADLINE_MS / 1000}s`), DEADLINE_MS).unref();
+
+// ---- an OTLP/HTTP JSON endpoint: prints svc's events as they arrive, counts spans ----
+let spans = 0;
+const events = [];
+const collector = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    const data = JSON.parse(body || '{}');
+    if (req.url === '/v1/traces') for (const rs of data.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans += ss.spans?.length ?? 0;
+    if (req.url !== '/v1/logs') return;
+    for (const rl of data.resourceLogs ?? []) {
+      for (const sl of rl.scopeLogs ?? []) {
+        for (const record of sl.logRecords ?? []) {
+          const fields = Object.fromEntries((record.body?.kvlistValue?.values ?? []).map((kv) => [kv.key, Object.values(kv.value)[0]]));
+          events.push({ name: record.eventName, severity: record.severityText, fields });
+          const shown = Object.entries(fields)
+            .filter(([k]) => !['pattern_description', 'timestamp'].includes(k))
+            .map(([k, v]) => `${k}=${typeof v === 'number' ? +v.toFixed(3) : v}`)
+            .join(' ');
+          log(`event ${record.severityText.padEnd(5)} ${record.eventName} ${shown}`);
+        }
+      }
+    }
+  });
+});
+await new Promise((resolve) => collector.listen(0, '127.0.0.1', resolve));
+const collectorUrl = `http://127.0.0.1:${collector.address().port}`;
+
+// ---- the two services ----
+function start(args, options) {
+  const child = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (c) => (err += c));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (c) => {
+      out += c;
+      const match = /LISTENING (\d+)/.exec(out);
+      if (match) resolve({ child, port: Number(match[1]), stderr: () => err });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.at(-1)} exited (${code}):\n${err}`)));
+  });
+}
+
+log('starting inventory-service (a separate process) and orders-service under node --import ./register.mjs');
+const inventory = await start(['demo/inventory-service.mjs'], { cwd: ROOT });
+const inventoryUrl = `http://127.0.0.1:${inventory.port}`;
+const orders = await start(['--import', '../../register.mjs', 'dist/app.js'], {
+  cwd: `${ROOT}demo/orders-service`,
+  env: {
+    ...process.env,
+    INVENTORY_URL: inventoryUrl,
+    OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_BSP_SCHEDULE_DELAY: '500',
+    OTEL_BLRP_SCHEDULE_DELAY: '200',
+    NODE_NO_WARNINGS: '1',
+  },
+}).catch((error) => fail(error.message));
+let mcpUrl;
+for (let i = 0; i < 100 && !mcpUrl; i++) {
+  mcpUrl = /MCP tool server listening at (\S+)/.exec(orders.stderr())?.[1];
+  if (!mcpUrl) await sleep(50);
+}
+if (!mcpUrl) fail(`the tool server did not start:\n${orders.stderr()}`);
+log(`orders-service on http://127.0.0.1:${orders.port}, MCP tool server at ${mcpUrl}`);
+
+// ---- traffic: 4 connections, 80 % order lookups, 20 % new orders ----
+const stats = { ok: 0, errors: 0, latencies: [] };
+let trafficOn = true;
+const agentHttp = new http.Agent({ keepAlive: true });
+function request(method, path) {
+  return new Promise((resolve) => {
+    const begin = performance.now();
+    const req = http.request({ host: '127.0.0.1', port: orders.port, method, path, agent: agentHttp }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        stats.latencies.push(performance.now() - begin);
+        if (res.statusCode < 500) stats.ok++;
+        else stats.errors++;
+        resolve();
+      });
+    });
+    req.on('error', () => {
+      stats.errors++;
+      resolve();
+    });
+    req.end();
+  });
+}
+async function trafficLoop(seed) {
+  let i = seed;
+  while (trafficOn) {
+    i++;
+    await (i % 5 === 0 ? request('POST', '/orders') : request('GET', `/orders/${1 + ((i * 37) % 500)}`));
+    await sleep(20);
+  }
+}
+const loops = [1, 2, 3, 4].map((seed) => trafficLoop(seed * 1000));
+
+// ---- MCP clients: an observer for the progress line, the operator agent ----
+async function connect(token, name) {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-agent-name': name } } }));
+  return async (tool, args = {}) => {
+    const result = await client.callTool({ name: tool, arguments: args });
+    return { ...result, text: result.content.map((c) => c.text ?? '').join('\n') };
+  };
+}
+const observer = await connect(OBSERVER_TOKEN, 'progress');
+let lastStatus = 'unknown';
+let lastReasons = [];
+const progress = setInterval(async () => {
+  const health = await observer('get_service_health', { format: 'json' }).catch(() => undefined);
+  lastStatus = health?.structuredContent?.status ?? lastStatus;
+  lastReasons = health?.structuredContent?.reasons ?? lastReasons;
+  const sorted = stats.latencies.splice(0).sort((a, b) => a - b);
+  const pct = (q) => (sorted.length ? `${sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1)}ms` : '-');
+  log(`progress: ${stats.ok + stats.errors} requests (${stats.errors} failed) | last 2s p50 ${pct(0.5)} p99 ${pct(0.99)} | ${spans} spans exported | health ${lastStatus}${lastReasons.length ? ` (${lastReasons[0]}${lastReasons.length > 1 ? `, +${lastReasons.length - 1}` : ''})` : ''}`);
+}, 2000);
+
+async function currentStatus() {
+  const health = await observer('get_service_health', { format: 'json' });
+  lastStatus = health.structuredContent?.status ?? lastStatus;
+  lastReasons = health.structuredContent?.reasons ?? lastReasons;
+  return lastStatus;
+}
+
+async function waitFor(what, check, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > until) fail(`timed out waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+// ---- 1. learn what normal looks like ----
+log(`phase 1: steady traffic for at least ${LEARN_SECONDS}s, until the rolling baseline of ${OPERATION} has HIGH confidence`);
+await sleep(LEARN_SECONDS * 1000);
+await waitFor('a learned baseline', async () => /Baseline confidence: +HIGH/.test((await observer('get_error_analysis', { operation_name: OPERATION })).text), 30_000);
+await waitFor('a healthy service', async () => (await currentStatus()) === 'HEALTHY', 40_000);
+log(`baselines learned; service ${lastStatus}`);
+
+// ---- 2. the fault ----
+log('phase 2: FAULT: release-bot enables feature flag new_stock_check (per-line stock on inventory /v2, which is failing)');
+await new Promise((resolve) => {
+  const req = http.request({ host: '127.0.0.1', port: orders.port, method: 'POST', path: '/admin/flags', headers: { 'content-type': 'application/json' } }, (res) => res.resume().on('end', resolve));
+  req.end('{"new_stock_check":true}');
+});
+const eventsBefore = events.length;
+await waitFor('an anomaly on GET /orders/{id}', async () => events.slice(eventsBefore).some((e) => e.name === 'svc.anomaly.detected' && e.fields.operation === OPERATION), 30_000);
+
+// ---- 3. the agent: Observe, Diagnose, Act, Verify ----
+const agent = await connect(OPERATOR_TOKEN, 'sre-agent');
+const show = (tool, result) => {
+  console.log(`\n── ${tool} ${result.isError ? '(error)' : ''}\n${indent(result.text)}\n`);
+  return result;
+};
+log('phase 3: the agent (operator role) takes over');
+const health = show('get_service_health', await agent('get_service_health'));
+if (!/STATUS: (DEGRADED|CRITICAL)/.test(health.text)) fail('get_service_health did not show the problem');
+
+const context = show('get_incident_context', await agent('get_incident_context', { operation_name: OPERATION }));
+const incidentId = /INCIDENT (INC-\d{8}-\d{4})/.exec(context.text)?.[1];
+const cause = /config_change: (.*?)  PROBABLE CAUSE/.exec(context.text)?.[1];
+if (!incidentId) fail('no incident id in the context');
+const session = await agent('create_session', { incident_id: incidentId });
+const sessionId = session.structuredContent?.sessionId;
+await agent('add_session_entry', { session_id: sessionId, type: 'OBSERVATION', content: `${OPERATION} is failing and slow; service ${/STATUS: (\w+)/.exec(health.text)?.[1]}` });
+await agent('add_session_entry', { session_id: sessionId, type: 'DIAGNOSIS', content: cause ? `probable cause: ${cause}` : 'no change flagged; dependency failure' });
+
+show('get_playbook', await agent('get_playbook', { operation_name: OPERATION }));
+const actions = show('list_remediation_actions', await agent('list_remediation_actions', { operation_name: OPERATION }));
+const rollback = cause?.includes('new_stock_check') && actions.text.includes('rollback_new_stock_check');
+const action = rollback ? 'rollback_new_stock_check' : `enable_fallback:${OPERATION}`;
+const executed = show('execute_remediation', await agent('execute_remediation', {
+  action_name: action,
+  reason: rollback ? `incident ${incidentId}: ${cause}` : `incident ${incidentId}: serve cached stock while inventory-service fails`,
+  ...(rollback && { approved_by: 'alice' }),
+}));
+if (executed.isError) fail(`execute_remediation failed: ${executed.text}`);
+await agent('add_session_entry', { session_id: sessionId, type: 'ACTION', content: `executed ${action} (approved by alice, the on-call lead)` });
+
+log('phase 4: waiting until the service is healthy again and the verification delay has passed');
+await waitFor('a healthy service', async () => (await currentStatus()) === 'HEALTHY', 90_000);
+let verified;
+await waitFor('the verification', async () => {
+  verified = await agent('verify_remediation_effect', { action_name: action });
+  return !verified.isError;
+}, 30_000);
+show('verify_remediation_effect', verified);
+const effective = /Effective: +YES/.test(verified.text);
+await agent('add_session_entry', { session_id: sessionId, type: 'RECOMMENDATION', content: effective ? 'keep new_stock_check off until inventory /v2 is stable; re-enable behind a canary' : 'escalate: the action did not help' });
+show('get_session', await agent('get_session', { session_id: sessionId }));
+
+clearInterval(progress);
+console.log('VERDICT');
+const checks = [
+  [`incident found: ${incidentId}`, Boolean(incidentId)],
+  [`cause named: ${cause ?? 'none'}`, Boolean(cause?.includes('new_stock_check'))],
+  [`action taken: ${action}`, !executed.isError],
+  [`effect verified: ${effective ? 'YES' : 'NO'}`, effective],
+];
+for (const [label, ok] of checks) console.log(`  ${ok ? 'PASS' : 'FAIL'}  ${label}`);
+const passed = checks.every(([, ok]) => ok);
+console.log(`${checks.filter(([, ok]) => ok).length} passed, ${checks.filter(([, ok]) => !ok).length} failed`);
+
+if (KEEP && passed) {
+  console.log(`
+The service keeps running (Ctrl-C stops it). Connect your own MCP client:
+  URL:    ${mcpUrl}
+  Token:  ${OPERATOR_TOKEN}  (role operator; ${OBSERVER_TOKEN} is an observer)
+  MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", the URL above,
+                 header Authorization: Bearer ${OPERATOR_TOKEN}
+  Client configuration:
+  {
+    "mcpServers": {
+      "orders-service": {
+        "type": "http",
+        "url": "${mcpUrl}",
+        "headers": { "Authorization": "Bearer ${OPERATOR_TOKEN}" }
+      }
+    }
+  }`);
+  process.on('SIGINT', () => {
+    for (const child of children) child.kill('SIGTERM');
+    process.exit(0);
+  });
+} else {
+  trafficOn = false;
+  await Promise.all(loops);
+  for (const child of children) child.kill('SIGTERM');
+  collector.close();
+  agentHttp.destroy();
+  process.exit(passed ? 0 : 1);
+}
