@@ -51,6 +51,12 @@ export interface ToolDefinition {
 /** A tool error the agent can act on; the server turns it into an `isError` result. */
 export class ToolError extends Error {}
 
+/** Annotations of a tool that only reads. */
+export const READ_ONLY = Object.freeze({ readOnlyHint: true, destructiveHint: false });
+
+/** The `operation_name` parameter most tools take. */
+export const OPERATION_NAME: ParameterDefinition = Object.freeze({ type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"' });
+
 export function textResult(text: string, structured?: Record<string, unknown>): ToolResult {
   return structured ? { text, structured } : { text };
 }

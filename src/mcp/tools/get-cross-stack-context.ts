@@ -4,7 +4,7 @@
  * telemetry is connected and the tool answers with the backend, SLO and correlation sections.
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { blocks, columns, fields, listSome, ms, multiple, percent, section, withBaseline } from '../text-layout.js';
 import { requireKnownOperation } from './operation-argument.js';
 
@@ -15,10 +15,10 @@ export const getCrossStackContext: ToolDefinition = {
     'Frontend and backend context of one backend operation: user experience (when browser telemetry is connected), backend error rate and latency against baselines with a deviation flag, the SLOs of the operation, and how browser traces correlate with backend spans.',
   permission: 'READ',
   parameters: {
-    operation_name: { type: 'string', description: 'Backend operation name as in get_service_health, for example `GET /orders/{id}`' },
+    operation_name: OPERATION_NAME,
   },
   required: ['operation_name'],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const { engine } = services;
     const known = engine.health.operations();

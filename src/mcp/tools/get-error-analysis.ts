@@ -8,7 +8,7 @@
  * half of it), normal otherwise.
  */
 import type { Engine } from '../../analysis/engine.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, section } from '../text-layout.js';
 import { requireKnownOperation } from './operation-argument.js';
 
@@ -26,10 +26,10 @@ export const getErrorAnalysis: ToolDefinition = {
     'Errors of one operation: requests, errors and error rate over the recent minutes (svc.health.recent-minutes), deviation from the baseline error rate, baseline confidence, the breakdown by error category (error.type, exception type or HTTP status) and a suggested remedy. Use it to choose a remediation.',
   permission: 'READ',
   parameters: {
-    operation_name: { type: 'string', description: 'Operation name as in get_service_health, for example `GET /orders/{id}`' },
+    operation_name: OPERATION_NAME,
   },
   required: ['operation_name'],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const { engine } = services;
     const known = engine.health.operations();

@@ -7,7 +7,7 @@
  * 50 elevated operations; see test/mcp/reporting-tools.test.ts).
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
-import { textResult, type ToolDefinition } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { headerLine, listSome, ms, percent, plural, truncate, withBaseline } from '../text-layout.js';
 
 const TOP_ISSUES = 5;
@@ -21,7 +21,7 @@ export const getExecutiveSummary: ToolDefinition = {
   permission: 'READ',
   parameters: {},
   required: [],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(_args, { services }) {
     const summary = services.engine.healthSummary();
     const elevated = summary.operations.filter((op) => op.elevated).sort((a, b) => errorExcess(b) - errorExcess(a) || p99Ratio(b) - p99Ratio(a));

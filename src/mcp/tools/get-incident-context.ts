@@ -1,6 +1,6 @@
 /** get_incident_context: the complete diagnosis of an operation's incident (layout in incident-context.ts). */
 import { buildIncidentContext, formatIncidentContext } from '../../incidents/incident-context.js';
-import { textResult, type ToolDefinition } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 
 export const getIncidentContext: ToolDefinition = {
@@ -11,7 +11,7 @@ export const getIncidentContext: ToolDefinition = {
   permission: 'READ',
   parameters: { operation_name: { type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"' } },
   required: ['operation_name'],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const operation = requireKnownOperation(services, args.operation_name!);
     const context = buildIncidentContext(operation, services);

@@ -1,6 +1,6 @@
 /** get_playbook: the step graph for a pattern, or for the patterns detected on an operation. */
 import { formatPlaybook, selectPlaybook, UnknownPatternError } from '../../incidents/playbooks.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 
 export const getPlaybook: ToolDefinition = {
@@ -10,11 +10,11 @@ export const getPlaybook: ToolDefinition = {
     'A machine-readable playbook: numbered CHECK, DECISION and ACTION steps with conditions, action names from the remediation catalog, successors per outcome and approval markers. Selected by pattern (e.g. cascade_failure, error_rate_spike), else by the patterns detected on operation_name, else the generic playbook.',
   permission: 'READ',
   parameters: {
-    operation_name: { type: 'string', description: 'Operation whose detected patterns choose the playbook' },
+    operation_name: OPERATION_NAME,
     pattern: { type: 'string', description: 'Incident pattern: cascade_failure, memory_leak, thundering_herd, cold_start, error_rate_spike, latency_degradation' },
   },
   required: [],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const operation = args.operation_name ? requireKnownOperation(services, args.operation_name) : undefined;
     // Most recent pattern first: an incident that began as a cold start and turned into an error spike needs the latter's playbook.

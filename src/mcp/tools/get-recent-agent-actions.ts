@@ -1,6 +1,6 @@
 /** get_recent_agent_actions: the audit trail, newest first, so agents avoid duplicate remediation. */
 import { isoTime, section } from '../text-layout.js';
-import { textResult, type ToolDefinition } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 
 export const getRecentAgentActions: ToolDefinition = {
   name: 'get_recent_agent_actions',
@@ -9,7 +9,7 @@ export const getRecentAgentActions: ToolDefinition = {
   permission: 'READ',
   parameters: {},
   required: [],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(_args, { services }) {
     const entries = services.audit.recent(20);
     const lines = entries.map(

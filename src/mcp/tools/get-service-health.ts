@@ -12,7 +12,7 @@
  * Rates and budgets are fractions (0.025 for 2.5 %), latencies milliseconds.
  */
 import type { HealthSummary, OperationHealth } from '../../analysis/health-aggregator.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { blocks, columns, headerLine, ms, multiple, percent, plural, section } from '../text-layout.js';
 
 const FORMATS = ['text', 'json'] as const;
@@ -27,7 +27,7 @@ export const getServiceHealth: ToolDefinition = {
     format: { type: 'string', description: '`text` (default) or `json` for a structured result', enum: FORMATS },
   },
   required: [],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const format = args.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new ToolError(`format must be text or json; got "${format}" (omit it for text)`);

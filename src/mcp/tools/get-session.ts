@@ -1,6 +1,6 @@
 /** get_session: a session and its entries, in the spec's layout. */
 import { fields, isoTime } from '../text-layout.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 
 export const getSession: ToolDefinition = {
   name: 'get_session',
@@ -9,7 +9,7 @@ export const getSession: ToolDefinition = {
   permission: 'READ',
   parameters: { session_id: { type: 'string', description: 'Session id from create_session' } },
   required: ['session_id'],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const session = services.sessions.get(args.session_id!);
     if (!session) {

@@ -13,7 +13,7 @@
  */
 import type { Engine } from '../../analysis/engine.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { blocks, duration, fields, isoTime, ms, multiple, percent, section } from '../text-layout.js';
 
 const FORMATS = ['text', 'json'] as const;
@@ -29,7 +29,7 @@ export const getSloReport: ToolDefinition = {
     format: { type: 'string', description: '`text` (default) or `json` for a structured result', enum: FORMATS },
   },
   required: [],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const format = args.format ?? 'text';
     if (format !== 'text' && format !== 'json') throw new ToolError(`format must be text or json; got "${format}" (omit it for text)`);

@@ -10,7 +10,7 @@
  * as zero, so traffic that stops reads as FALLING.
  */
 import type { MinuteStats } from '../../analysis/minute-history.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, signedChange } from '../text-layout.js';
 import { requireKnownOperation } from './operation-argument.js';
 
@@ -34,11 +34,11 @@ export const getTrendAnalysis: ToolDefinition = {
     'Trend of one operation over the last minutes: latency p50 and p99, error rate and throughput, each with start and end value, direction (RISING, FALLING or STABLE, beyond +-10% between the first and last third of the window) and percent change, and an assessment.',
   permission: 'READ',
   parameters: {
-    operation_name: { type: 'string', description: 'Operation name as in get_service_health, for example `GET /orders/{id}`' },
+    operation_name: OPERATION_NAME,
     window_minutes: { type: 'string', description: `Whole minutes to look back, default ${DEFAULT_WINDOW_MINUTES}, at most the history kept (limits.history-minutes, 60 by default)` },
   },
   required: ['operation_name'],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const { engine, metadata } = services;
     const known = engine.health.operations();

@@ -1,6 +1,6 @@
 /** list_remediation_actions: the actions that apply to an operation, with approval needs. */
 import { blocks, section } from '../text-layout.js';
-import { textResult, type ToolDefinition } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 
 export const listRemediationActions: ToolDefinition = {
@@ -11,7 +11,7 @@ export const listRemediationActions: ToolDefinition = {
   permission: 'REMEDIATE',
   parameters: { operation_name: { type: 'string', description: 'Operation name, e.g. "GET /orders/{id}"' } },
   required: ['operation_name'],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const operation = requireKnownOperation(services, args.operation_name!);
     const actions = services.remediation.actionsFor(operation);

@@ -1,6 +1,6 @@
 /** verify_remediation_effect: compares the health snapshot at execution with the traffic since. */
 import { fields, isoTime, ms } from '../text-layout.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 
 export const verifyRemediationEffect: ToolDefinition = {
   name: 'verify_remediation_effect',
@@ -10,7 +10,7 @@ export const verifyRemediationEffect: ToolDefinition = {
   permission: 'DIAGNOSE',
   parameters: { action_name: { type: 'string', description: 'The action name given to execute_remediation' } },
   required: ['action_name'],
-  annotations: { readOnlyHint: true, destructiveHint: false },
+  annotations: READ_ONLY,
   handler(args, { services }) {
     const verification = services.verifier.verify(args.action_name!);
     if (verification.state === 'unknown') throw new ToolError(`no execution of "${args.action_name}" to verify; execute it with execute_remediation first (see get_recent_agent_actions)`);
