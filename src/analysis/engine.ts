@@ -11,6 +11,7 @@
  * An Engine can be assembled by hand (every component is optional) or from configuration with
  * `Engine.fromConfig`, which is what the preload does.
  */
+import { getHeapStatistics } from 'node:v8';
 import type { Attributes } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/sdk-trace';
 import { ResolvedConfig } from '../config/resolved-config.js';
@@ -21,6 +22,7 @@ import { ServiceMetadata } from '../metadata/service-metadata.js';
 import { ANOMALY, BASELINE, SLO } from '../telemetry/attribute-names.js';
 import type { EmitEvent } from '../telemetry/event-log.js';
 import { SvcSpanProcessor, type SpanAnalysis } from '../telemetry/span-processor.js';
+import { reportError } from '../report-error.js';
 import { AnomalyDetector, type AnomalyMode } from './anomaly-detector.js';
 import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
@@ -101,6 +103,7 @@ export class Engine implements SpanAnalysis {
   readonly errorCategories: ErrorCategories;
   private readonly serviceNameOf: () => string;
   private readonly topology: TopologyRegistry | undefined;
+  private readonly onOverflow: EngineOptions['onOverflow'];
   private readonly emit: EmitEvent;
   private readonly anomalyEnabled: boolean;
   private readonly eventIntervalMs: number;
@@ -116,6 +119,7 @@ export class Engine implements SpanAnalysis {
     this.clock = clock instanceof SpanClock ? clock : new SpanClock(clock);
     this.emit = options.emit ?? (() => {});
     this.topology = options.topology;
+    this.onOverflow = options.onOverflow;
     const name = options.serviceName ?? (options.topology ? () => options.topology!.topology.service || 'unknown_service:node' : 'unknown_service:node');
     this.serviceNameOf = typeof name === 'function' ? name : () => name;
     const maxOperations = options.maxOperations ?? 1000;
@@ -157,7 +161,15 @@ export class Engine implements SpanAnalysis {
    */
   createSpanProcessor(metadata?: ServiceMetadata, onFirstRequest?: () => void): SvcSpanProcessor {
     const resolved = metadata ?? new ServiceMetadata(new ResolvedConfig([]), decoratorRegistry(), {}, undefined, this.topology ?? new TopologyRegistry());
-    return new SvcSpanProcessor({ metadata: resolved, onFirstRequest, analysis: this, staticBaselineAttributes: this.baselineSource === 'static' });
+    return new SvcSpanProcessor({
+      metadata: resolved,
+      onFirstRequest,
+      analysis: this,
+      staticBaselineAttributes: this.baselineSource === 'static',
+      onDependencyOverflow: (count) => {
+        if (count === 1) this.onOverflow?.('undeclared dependencies', resolved.config.get<number>('limits.max-dependencies'));
+      },
+    });
   }
 
   /** Called for every detection (anomaly sustained or pattern), before its event is rate-limited. */
@@ -241,8 +253,14 @@ export class Engine implements SpanAnalysis {
   }
 
   /** Samples the heap for the memory-leak pattern every `intervalMs`; returns a stop function. */
-  startHeapSampling(intervalMs: number, heapUsed: () => number = () => process.memoryUsage().heapUsed): () => void {
-    const timer = setInterval(() => this.patternMatcher.recordHeapSample(heapUsed()), intervalMs);
+  startHeapSampling(intervalMs: number, heapUsed: () => number = () => getHeapStatistics().used_heap_size): () => void {
+    const timer = setInterval(() => {
+      try {
+        this.patternMatcher.recordHeapSample(heapUsed());
+      } catch (error) {
+        reportError('heap sampling', error);
+      }
+    }, Math.max(1000, intervalMs));
     timer.unref();
     return () => clearInterval(timer);
   }
@@ -270,18 +288,17 @@ export class Engine implements SpanAnalysis {
     for (const pattern of kinds) {
       const key = `${operation}\u0000${pattern ?? 'z_score'}`;
       const last = this.lastEvent.getOrCreate(key);
-      if (last && now - last.at < this.eventIntervalMs) {
+      if (!last) continue; // more operation/pattern pairs than tracked: counted by the map, not emitted unthrottled
+      if (now - last.at < this.eventIntervalMs) {
         last.suppressed++;
         continue;
       }
       const body: Record<string, string | number> = { operation, latency_ms: latencyMs };
       if (anomaly) Object.assign(body, { anomaly_score: anomaly.score, z_score: anomaly.zScore });
       if (pattern) Object.assign(body, { pattern, pattern_description: PATTERN_DESCRIPTIONS[pattern] });
-      if (last?.suppressed) body.suppressed_count = last.suppressed;
-      if (last) {
-        last.at = now;
-        last.suppressed = 0;
-      }
+      if (last.suppressed) body.suppressed_count = last.suppressed;
+      last.at = now;
+      last.suppressed = 0;
       this.emit('svc.anomaly.detected', 'WARN', body);
     }
   }

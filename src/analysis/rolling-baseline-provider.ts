@@ -41,9 +41,11 @@ export class RollingBaselineProvider implements BaselineProvider {
     return snapshot && { latencyP50Ms: snapshot.p50, latencyP99Ms: snapshot.p99, errorRate: snapshot.errorRate };
   }
 
-  /** Forgets an operation's window, after an intended change of behaviour. */
+  /** Forgets an operation's observations (keeping its slot), after an intended change of behaviour. */
   reset(operation: string): boolean {
-    return this.windows.delete(operation);
+    const window = this.windows.get(operation);
+    window?.clear();
+    return window !== undefined;
   }
 
   operations(): string[] {

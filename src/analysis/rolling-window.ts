@@ -33,6 +33,12 @@ export class RollingWindow {
     this.errors = new Uint8Array(capacity);
   }
 
+  /** Forgets every observation, keeping the buffers. */
+  clear(): void {
+    this.next = this.size = this.sinceRecompute = 0;
+    this.sum = this.sumSquares = this.logSum = this.logSumSquares = this.errorCount = 0;
+  }
+
   get count(): number {
     return this.size;
   }

@@ -4,8 +4,8 @@
  * reads `process.argv` and `process.env`.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { parsePropertyKey } from './config-key.js';
-import type { RawEntry } from './config-source.js';
+import { parsePropertyKey, UnknownKeyError } from './config-key.js';
+import type { ConfigProblem, RawEntry } from './config-source.js';
 import { readEnv } from './env-source.js';
 import { readConfigFile } from './file-source.js';
 import { readProperties } from './properties-source.js';
@@ -33,11 +33,17 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const fromArgs = readProperties(options.args ?? process.argv.slice(2));
-  const programmatic: RawEntry[] = Object.entries(options.properties ?? {}).map(([key, raw]) => ({
-    segments: parsePropertyKey(key.replace(/^svc\./, '')),
-    raw,
-    source: { kind: 'property', where: `properties["${key}"]` },
-  }));
+  const problems: ConfigProblem[] = [];
+  const programmatic: RawEntry[] = [];
+  for (const [key, raw] of Object.entries(options.properties ?? {})) {
+    const where = `properties["${key}"]`;
+    try {
+      programmatic.push({ segments: parsePropertyKey(key.replace(/^svc\./, '')), raw, source: { kind: 'property', where } });
+    } catch (error) {
+      if (!(error instanceof UnknownKeyError)) throw error;
+      problems.push({ level: 'error', key, where, message: error.message });
+    }
+  }
   const properties = [...fromArgs.entries, ...programmatic];
   const fromEnv = readEnv(env);
 
@@ -48,7 +54,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
 
   const config = new ResolvedConfig(
     [properties, fromEnv.entries, fromFile.entries],
-    [...fromArgs.problems, ...fromEnv.problems, ...fromFile.problems],
+    [...fromArgs.problems, ...problems, ...fromEnv.problems, ...fromFile.problems],
   );
   return { config, consumedArgs: fromArgs.consumed, configFile };
 }

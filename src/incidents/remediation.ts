@@ -61,7 +61,13 @@ export class Remediation {
     private readonly verifier: Verifier,
     private readonly approvers: readonly string[],
     private readonly escalationOf: (operation: string) => { level: string; channel: string },
+    /** Operations known from configuration and decorators, even before their first request. */
+    private readonly isKnownByName: (operation: string) => boolean = () => false,
   ) {}
+
+  private knownOperation(operation: string): boolean {
+    return this.engine.health.operations().includes(operation) || this.isKnownByName(operation);
+  }
 
   /** Whether the app should serve the operation's fallback (the flag enable_fallback turns on). */
   isFallbackEnabled(operation: string): boolean {
@@ -101,7 +107,7 @@ export class Remediation {
   private describe(name: string): { kind: BuiltInActionKind | 'custom'; target: string | undefined; requiresApproval: boolean } {
     const separator = name.indexOf(':');
     const kind = separator > 0 ? name.slice(0, separator) : name;
-    if (kind in BUILT_IN_ACTIONS && separator > 0) {
+    if (Object.hasOwn(BUILT_IN_ACTIONS, kind) && separator > 0) {
       return { kind: kind as BuiltInActionKind, target: name.slice(separator + 1), requiresApproval: BUILT_IN_ACTIONS[kind as BuiltInActionKind].requiresApproval };
     }
     const custom = this.custom.get(name);
@@ -145,12 +151,14 @@ export class Remediation {
   private approval(approvedBy: string | undefined, caller: CallerIdentity): 'approved' | string {
     if (!approvedBy) return 'this action requires approval: send approved_by naming an approver (a configured approver, or a caller whose role grants ADMIN executing it)';
     if (caller.permissions.has('ADMIN') || this.approvers.includes(approvedBy)) return 'approved';
-    const configured = this.approvers.length ? `configured approvers: ${this.approvers.join(', ')}` : 'no approvers are configured (svc.mcp.approvers)';
+    const configured = this.approvers.length ? 'it is not one of the configured approvers (svc.mcp.approvers)' : 'no approvers are configured (svc.mcp.approvers)';
     return `approved_by "${approvedBy}" is not a valid approver: ${configured}; or have a caller whose role grants ADMIN execute the action`;
   }
 
   private async run(name: string, described: ReturnType<Remediation['describe']>, reason: string, caller: CallerIdentity): Promise<string> {
     const target = described.target!;
+    const operationKinds = ['enable_fallback', 'disable_fallback', 'reset_baseline', 'escalate'];
+    if (operationKinds.includes(described.kind) && !this.knownOperation(target)) throw new Error(`unknown operation "${target}"; list_remediation_actions names the actions of known operations`);
     switch (described.kind) {
       case 'enable_fallback':
         this.fallbacks.add(target);

@@ -16,7 +16,7 @@ import { runtime } from '../runtime.js';
 import { Authenticator } from './authenticator.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
 import { Roles } from './roles.js';
-import { ToolServer } from './tool-server.js';
+import { ToolServer, ToolServerError } from './tool-server.js';
 import type { ToolServices } from './tool-services.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -25,10 +25,14 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): ToolServices {
   const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
   const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
-  const remediation = new Remediation(engine, audit, verifier, config.get('mcp.approvers'), (operation) => ({
-    level: metadata.operations.resolve(operation).escalationLevel,
-    channel: metadata.topology().registry.topology.onCallChannel,
-  }));
+  const remediation = new Remediation(
+    engine,
+    audit,
+    verifier,
+    config.get('mcp.approvers'),
+    (operation) => ({ level: metadata.operations.resolve(operation).escalationLevel, channel: metadata.topology().registry.topology.onCallChannel }),
+    (operation) => metadata.operations.names().includes(operation),
+  );
   const incidents = new IncidentTracker(engine, {
     tierOf: () => metadata.topology().registry.topology.tier,
     lastRemediation: (operation) => {
@@ -43,6 +47,9 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
 }
 
 export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): Promise<ToolServer> {
+  // A token entry that did not validate must not silently open the server to anonymous callers.
+  const broken = config.problems.filter((p) => p.level === 'error' && (p.key.startsWith('svc.mcp.tokens') || p.key.startsWith('svc.mcp.anonymous-role')));
+  if (broken.length) throw new ToolServerError(`the tool server is not started: ${broken.map((p) => p.key).join(', ')} did not validate (see the config errors above)`);
   const state = runtime();
   const services = toolServices(config, engine, metadata);
   for (const action of state.pendingActions.splice(0)) services.remediation.registerAction(action);

@@ -8,6 +8,8 @@ import { PERMISSIONS, type Permission } from '../enums.js';
 import { ToolError, type ParameterDefinition, type ToolDefinition, type ToolResult, type ToolContext } from './tool-definition.js';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Longest accepted argument: enough for any reason or session note, bounded for what svc keeps. */
+export const MAX_ARGUMENT_LENGTH = 8192;
 
 /** The definition a custom tool is registered with (spec "Custom tools"). */
 export interface CustomToolDefinition {
@@ -79,6 +81,7 @@ export function checkArguments(tool: ToolDefinition, args: Readonly<Record<strin
     const parameter = tool.parameters[name];
     if (!parameter) throw new ToolError(`unknown argument "${name}" for ${tool.name}; accepted: ${accepted.length ? accepted.join(', ') : 'no arguments'}`);
     if (typeof value !== 'string') throw new ToolError(`argument "${name}" of ${tool.name} must be a string (every tool argument is); got ${typeof value}`);
+    if (value.length > MAX_ARGUMENT_LENGTH) throw new ToolError(`argument "${name}" of ${tool.name} is ${value.length} characters long; at most ${MAX_ARGUMENT_LENGTH} are accepted`);
     if (parameter.enum && !parameter.enum.includes(value)) throw new ToolError(`argument "${name}" of ${tool.name} must be one of ${parameter.enum.join(', ')}; got "${value}"`);
     checked[name] = value;
   }

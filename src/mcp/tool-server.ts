@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -42,8 +42,10 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export class ToolServerError extends Error {}
 
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || host.startsWith('127.');
+  return LOOPBACK.has(host) || (isIP(host) === 4 && host.startsWith('127.'));
 }
+
+const WILDCARD = new Set(['0.0.0.0', '::']);
 
 interface McpSession {
   readonly server: Server;
@@ -88,8 +90,9 @@ export class ToolServer {
       http.listen(this.options.port, this.options.host, () => resolve());
     });
     http.on('error', (error) => reportError('tool server', error));
-    // The tool server alone never keeps the process alive: the app decides when it ends.
+    // The tool server alone never keeps the process alive (nor do agents' open streams): the app decides when it ends.
     http.unref();
+    http.on('connection', (socket) => socket.unref());
     this.http = http;
     this.boundPort = (http.address() as AddressInfo).port;
     runtime().ownPorts.add(this.boundPort);
@@ -114,6 +117,8 @@ export class ToolServer {
 
   private allowedHost(host: string | undefined): boolean {
     if (!host) return false;
+    // A wildcard bind answers to any name it is reached by; tokens are required there.
+    if (WILDCARD.has(this.options.host)) return true;
     const port = String(this.boundPort);
     const names = isLoopback(this.options.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host];
     return names.some((name) => host === `${name}:${port}`);
@@ -123,7 +128,8 @@ export class ToolServer {
     if (origin === undefined) return true;
     try {
       const { hostname } = new URL(origin);
-      return isLoopback(this.options.host) ? isLoopback(hostname.replace(/^\[|\]$/g, '')) : hostname === this.options.host;
+      const name = hostname.replace(/^\[|\]$/g, '');
+      return isLoopback(this.options.host) ? isLoopback(name) : WILDCARD.has(this.options.host) || name === this.options.host;
     } catch {
       return false;
     }
@@ -142,6 +148,9 @@ export class ToolServer {
       identity = this.options.authenticator.authenticate(authorization);
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
+      // Failed authentications count against the caller's address, so tokens cannot be guessed quickly.
+      const wait = this.limiter.take(`unauthenticated:${req.socket.remoteAddress}`);
+      if (wait > 0) return this.refuse(res, 429, `too many failed authentications; retry in ${wait}s`, { 'retry-after': String(wait) });
       return this.refuse(res, 401, error.message, { 'www-authenticate': 'Bearer' });
     }
     const retryAfterSeconds = this.limiter.take(identity.credential === 'anonymous loopback' ? `anonymous:${req.socket.remoteAddress}` : identity.credential);

@@ -116,7 +116,9 @@ export function AgentOperation(options: AgentOperationOptions = {}): DualDecorat
       let declared = options.name;
       return wrap(target as AnyFunction, (self) => {
         if (declared) return declared;
-        const owner = isStatic ? (self as AnyFunction).name : (self as object).constructor.name;
+        const owner = self == null ? undefined : isStatic ? (self as AnyFunction).name : (self as { constructor?: { name?: string } }).constructor?.name;
+        // Called without a receiver (a detached method): name it, but wait for a real call to declare.
+        if (!owner) return method;
         declared = `${owner}.${method}`;
         declareOperation(declared, options, declared);
         return declared;
@@ -134,7 +136,7 @@ export function AgentOperation(options: AgentOperationOptions = {}): DualDecorat
 
 function wrap(method: AnyFunction, nameOf: (self: unknown) => string): AnyFunction {
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
-    return runAsOperation(nameOf(this), () => method.apply(this, args));
+    return runAsOperation(() => nameOf(this), () => method.apply(this, args));
   };
   Object.defineProperty(wrapped, 'name', { value: method.name });
   return wrapped;

@@ -75,9 +75,10 @@ export class OperationCatalog {
     this.maxOperations = config.get<number>('limits.max-operations');
   }
 
-  /** Names known from configuration and decorators. */
+  /** Names known from configuration (operations and SLOs) and decorators. */
   names(): string[] {
-    return [...new Set([...this.config.names('operations'), ...this.decorators.operations.keys()])];
+    const sloOperations = this.config.names('slos').map((slo) => this.config.member<string>('slos', slo, 'operation-name')!.value);
+    return [...new Set([...this.config.names('operations'), ...sloOperations, ...this.decorators.operations.keys()])];
   }
 
   /**

@@ -3,11 +3,12 @@
  * (`GET /orders/{id}`) called inside an HTTP request marks that request's server span (found
  * through OTel's RPC metadata) as this operation; any other operation runs in an internal span
  * named after it, so a service method called by a handler never takes over the request.
- * Does nothing extra while svc is not active.
+ * Does nothing extra while svc is not active, and a failure of svc's part never stops the method.
  */
-import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { getRPCMetadata } from '@opentelemetry/core';
 import { decoratorRegistry } from '../metadata/decorator-registry.js';
+import { reportError } from '../report-error.js';
 import { runtime } from '../runtime.js';
 
 const TRACER_NAME = '@svc/register';
@@ -19,16 +20,32 @@ function endWithError(span: Span, error: unknown): void {
   span.end();
 }
 
-export function runAsOperation<T>(name: string, body: () => T): T {
-  if (!runtime().active) return body();
+/** svc's part before the method: marks the request, or starts the operation's span. */
+function begin(name: string): { span: Span; context: Context } | undefined {
   const spans = decoratorRegistry().operationOfSpan;
   const request = WEB_OPERATION.test(name) ? getRPCMetadata(context.active()) : undefined;
   if (request?.span) {
     spans.set(request.span, name);
+    return undefined;
+  }
+  const span = trace.getTracer(TRACER_NAME).startSpan(name, { kind: SpanKind.INTERNAL });
+  spans.set(span, name);
+  return { span, context: trace.setSpan(context.active(), span) };
+}
+
+/** `nameOf` is evaluated only while svc is active, and its failure only costs the enrichment. */
+export function runAsOperation<T>(nameOf: () => string, body: () => T): T {
+  if (!runtime().active) return body();
+  let started: { span: Span; context: Context } | undefined;
+  try {
+    started = begin(nameOf());
+  } catch (error) {
+    reportError('@AgentOperation', error);
     return body();
   }
-  return trace.getTracer(TRACER_NAME).startActiveSpan(name, { kind: SpanKind.INTERNAL }, (span) => {
-    spans.set(span, name);
+  if (!started) return body();
+  const { span } = started;
+  return context.with(started.context, () => {
     let result: T;
     try {
       result = body();

@@ -10,6 +10,7 @@ const operator = { agentName: 'ops-bot', role: 'operator', permissions: new Set(
 
 function setup() {
   const h = engineHarness();
+  h.request('/pay', 10); // the operation must be known for its actions to run
   const audit = new AuditTrail(h.clock);
   const remediation = new Remediation(h.engine, audit, new Verifier(h.engine), ['alice'], () => ({ level: 'page_oncall', channel: '#oncall' }));
   return { h, audit, remediation };

@@ -29,7 +29,12 @@ it('emits SLO budget alerts by tier, an error-rate spike and the dependency stat
   for (let i = 0; i < 12; i++) expect((await app.get('/orders/missing')).status).toBe(502);
 
   const events = (name: string) => receiver.logs.filter((l) => l.eventName === name);
-  await receiver.waitFor(() => events('svc.slo.budget_alert').length >= 3 && events('svc.dependency.state_change').length >= 1 && events('svc.anomaly.detected').length >= 1);
+  await receiver.waitFor(
+    () =>
+      events('svc.slo.budget_alert').length >= 3 &&
+      events('svc.dependency.state_change').length >= 1 &&
+      events('svc.anomaly.detected').some((e) => (e.body as Record<string, unknown>).pattern === 'error_rate_spike'),
+  );
 
   expect(events('svc.slo.budget_alert').map((e) => [(e.body as Record<string, unknown>).severity, e.severityText, e.attributes['event.name']])).toEqual([
     ['INFO', 'INFO', 'svc.slo.budget_alert'],

@@ -146,7 +146,9 @@ describe('remediation with approval', () => {
     const listed = await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/:id' });
     expect(listed.text).toContain(`${action}  [built-in, NEEDS APPROVAL, destructive]`);
     expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path' })).text).toContain('requires approval');
-    expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: 'mallory' })).text).toContain('approved_by "mallory" is not a valid approver: configured approvers: alice');
+    const refused = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: 'mallory' });
+    expect(refused.text).toContain('approved_by "mallory" is not a valid approver: it is not one of the configured approvers');
+    expect(refused.text).not.toContain('alice');
     const approved = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: 'alice' });
     expect(approved.isError).toBeFalsy();
     expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/:id')).toBeUndefined();
@@ -237,5 +239,19 @@ describe('HTTP guards', () => {
     harness = await mcpHarness();
     const port = Number(new URL(harness.url).port);
     await expect(mcpHarness('', { port })).rejects.toThrow(`svc.mcp.port ${port} on 127.0.0.1 is taken by another process`);
+  });
+});
+
+describe('token configuration', () => {
+  it('does not start the tool server when a token entry did not validate (fails closed)', async () => {
+    const { loadConfig } = await import('../../src/config/load-config.js');
+    const { startToolServer } = await import('../../src/mcp/start-tool-server.js');
+    const { ServiceMetadata } = await import('../../src/metadata/service-metadata.js');
+    const { newRegistry } = await import('../support/registry.js');
+    const { tempDir } = await import('../support/temp-dir.js');
+    const { engineHarness } = await import('../support/engine-harness.js');
+    const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': 'mcp:\n  port: 0\n  tokens:\n    ops-bot: { sha256: the-raw-token, role: operator }\n' }), args: [], env: {} });
+    const { engine } = engineHarness();
+    await expect(startToolServer(config, engine, new ServiceMetadata(config, newRegistry()))).rejects.toThrow(/tool server is not started: svc\.mcp\.tokens\.ops-bot\.sha256.* did not validate/);
   });
 });

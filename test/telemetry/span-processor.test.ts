@@ -85,3 +85,16 @@ describe('client span dependencies', () => {
     expect(overflow).toEqual([1]);
   });
 });
+
+describe('SLO operation names', () => {
+  it('name routes in the SLO spelling, so the SLO counts them', async () => {
+    const { loadConfig: load } = await import('../../src/config/load-config.js');
+    const { Engine } = await import('../../src/analysis/engine.js');
+    const { config } = load({ cwd: tempDir({ 'svc.yml': 'slos:\n  lookups:\n    operation-name: GET /items/{id}\n    target: 0.99\n' }), args: [], env: {} });
+    const metadata = new ServiceMetadata(config, newRegistry());
+    const engine = Engine.fromConfig(config, metadata);
+    const tracer = new TracerProvider({ spanProcessors: [engine.createSpanProcessor(metadata)] }).getTracer('t');
+    tracer.startSpan('GET', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'http.route': '/items/:id' } }).end();
+    expect(engine.sloTracker.getStatus('lookups')!.totalRequests).toBe(1);
+  });
+});
