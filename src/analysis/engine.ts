@@ -329,6 +329,7 @@ export class Engine implements SpanAnalysis {
       staticBaselines,
       maxOperations,
       maxDependencies: config.get('limits.max-dependencies'),
+      watchesErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate !== undefined,
       thresholds: {
         recentWindowSize: config.get('patterns.recent-window-size'),
         minRecentSamples: Math.ceil(config.get<number>('patterns.recent-window-size') / 2),

@@ -6,7 +6,7 @@
  * | pattern | fires when |
  * |---|---|
  * | latency_degradation | the geometric mean of the operation's last `recentWindowSize` latencies is at least `latencyDegradationFactor` x its baseline p50 |
- * | error_rate_spike | the error rate of the last `recentWindowSize` requests exceeds the baseline error rate by `errorRateSpikeThreshold` |
+ * | error_rate_spike | the error rate of the last `recentWindowSize` requests exceeds the baseline error rate by `errorRateSpikeThreshold` (operations whose error rate is watched) |
  * | cascade_failure | a failing span while `cascadeDependencyCount` or more distinct dependencies failed within `cascadeWindowMs` |
  * | memory_leak | the heap grows steadily (least-squares slope >= `memoryLeakSlopeBytesPerMinute`, R^2 >= `memoryLeakMinR2` over >= `memoryLeakMinSamples` samples) and the operation is slower (`memoryLeakLatencyFactor` x baseline p50) or failing above baseline |
  * | thundering_herd | within `herdWindowMs` after a recovery, the last 5 s carry `herdRateMultiplier` x the average 5 s request count of the minute before (and at least `herdMinRequests`) |
@@ -74,6 +74,11 @@ export interface PatternMatcherOptions {
   readonly processStartMs?: number;
   readonly maxOperations?: number;
   readonly maxDependencies?: number;
+  /**
+   * Whether an operation's error rate is watched (rule 9: an expected-error-rate of -1 means no
+   * error-rate anomaly detection for it). Default: every operation.
+   */
+  readonly watchesErrorRate?: (operation: string) => boolean;
 }
 
 const NO_PATTERNS: readonly IncidentPattern[] = Object.freeze([]);
@@ -224,7 +229,7 @@ export class PatternMatcher {
     if (slow) (found ??= []).push('latency_degradation');
 
     const errorExcess = enough ? recent.errorRate() - baselineErrorRate : 0;
-    if (errorExcess > this.errorRateSpikeThreshold) {
+    if (errorExcess > this.errorRateSpikeThreshold && (this.options.watchesErrorRate?.(operation) ?? true)) {
       (found ??= []).push('error_rate_spike');
       recent.inErrorSpike = true;
     } else if (recent.inErrorSpike && errorExcess < this.errorRateSpikeThreshold / 2) {

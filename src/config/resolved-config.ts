@@ -37,6 +37,7 @@ function defaultOf(path: string): unknown {
 export class ResolvedConfig {
   private readonly values = new Map<string, ResolvedValue>();
   private readonly segmentsByKey = new Map<string, readonly Segment[]>();
+  private readonly rejected = new Set<string>();
 
   constructor(
     entriesByPrecedence: readonly (readonly RawEntry[])[],
@@ -67,6 +68,7 @@ export class ResolvedConfig {
     } catch (error) {
       if (!(error instanceof ValueError)) throw error;
       const fallback = spec.path.includes('*') ? 'ignored, as if not configured' : spec.default === undefined ? 'left unset' : `using the default ${JSON.stringify(spec.default)}`;
+      this.rejected.add(key);
       this.problems.push({ level: 'error', key: `svc.${key}`, where: entry.source.where, message: `${error.message}; accepted: ${spec.type.accepts}; ${fallback}` });
     }
   }
@@ -108,6 +110,11 @@ export class ResolvedConfig {
     const found = this.values.get(path);
     if (found) return found as ResolvedValue<T>;
     return { key: path, value: defaultOf(path) as T, source: DEFAULT_SOURCE };
+  }
+
+  /** True when a source gave the key a value that did not validate (so the key holds its default). */
+  isRejected(path: string): boolean {
+    return this.rejected.has(path);
   }
 
   /** User-chosen names under a named group, such as the operation names under `operations`. */

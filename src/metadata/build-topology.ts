@@ -74,7 +74,8 @@ export function buildTopology(config: ResolvedConfig, decorators: DecoratorRegis
       parameter && declared
         ? decoratorValue<string>(path, declared.options[parameter], declared.where, `@AgentObservable.${parameter}`, problems)
         : undefined;
-    const useDecorator = configured.source.kind === 'default' && fromDecorator !== undefined;
+    // A rejected configured value takes the default; the decorator does not step in for it.
+    const useDecorator = configured.source.kind === 'default' && !config.isRejected(path) && fromDecorator !== undefined;
     const value = useDecorator ? fromDecorator : configured.value;
     sources.set(`topology.${field}`, useDecorator ? { kind: 'decorator', where: declared!.where } : configured.source);
     if (field === 'tier') registry.setTier(value as Tier);

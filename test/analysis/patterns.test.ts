@@ -149,3 +149,27 @@ describe('cold_start', () => {
     expect(h.patternsSeen()).toContain('cold_start');
   });
 });
+
+describe('rule 9: expected-error-rate -1', () => {
+  it('turns off error-rate spike detection for that operation only', async () => {
+    const { Engine } = await import('../../src/analysis/engine.js');
+    const { FakeClock } = await import('../../src/analysis/clock.js');
+    const { loadConfig } = await import('../../src/config/load-config.js');
+    const { ServiceMetadata } = await import('../../src/metadata/service-metadata.js');
+    const { newRegistry } = await import('../support/registry.js');
+    const { tempDir } = await import('../support/temp-dir.js');
+    const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': 'operations:\n  GET /watched:\n    expected-error-rate: 0.01\n  GET /unwatched:\n    expected-error-rate: -1\n' }), args: [], env: {} });
+    const clock = new FakeClock().advance(120_000);
+    const patterns: string[] = [];
+    const engine = Engine.fromConfig(config, new ServiceMetadata(config, newRegistry()), { clock });
+    engine.onDetection((d) => patterns.push(...d.patterns.map((p) => `${d.operation}:${p}`)));
+    for (const op of ['GET /watched', 'GET /unwatched']) {
+      for (let i = 0; i < 40; i++) {
+        engine.observe(op, 20, i >= 20 && i % 2 === 0);
+        clock.advance(100);
+      }
+    }
+    expect(patterns).toContain('GET /watched:error_rate_spike');
+    expect(patterns).not.toContain('GET /unwatched:error_rate_spike');
+  });
+});

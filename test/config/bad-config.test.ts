@@ -75,3 +75,15 @@ describe('bad configuration', () => {
     expect(config.errors()[0]?.message).toContain('must hold a mapping');
   });
 });
+
+describe('invalid topology values and decorators', () => {
+  it('a rejected configured value takes the default; the decorator does not step in', async () => {
+    const { buildTopology } = await import('../../src/metadata/build-topology.js');
+    const { newRegistry } = await import('../support/registry.js');
+    const config = load({}, [], { SVC_TOPOLOGY_TIER: 'gold' });
+    const decorators = newRegistry();
+    decorators.observable = { options: { team: 'payments', tier: 'CRITICAL' }, where: '@AgentObservable on App' };
+    const { registry } = buildTopology(config, decorators);
+    expect(registry.topology).toMatchObject({ tier: 'standard', team: 'payments' });
+  });
+});
