@@ -322,13 +322,16 @@ export class Engine implements SpanAnalysis {
     const clock = new SpanClock(options.clock ?? systemClock);
     const emit = options.emit ?? (() => {});
     const maxOperations = config.get<number>('limits.max-operations');
+    // Undeclared dependencies are capped at max-dependencies by the span processor; the health
+    // structures hold twice that, so declared dependencies always find room.
+    const dependencySlots = 2 * config.get<number>('limits.max-dependencies');
     const report = options.report ?? (() => {});
     const staticBaselines = new CatalogBaselineProvider(metadata.operations);
     const patternMatcher = new PatternMatcher(config.get('patterns.latency-degradation-factor'), config.get('patterns.error-rate-spike-threshold'), config.get('patterns.cascade-dependency-count'), {
       clock,
       staticBaselines,
       maxOperations,
-      maxDependencies: config.get('limits.max-dependencies'),
+      maxDependencies: dependencySlots,
       watchesErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate !== undefined,
       thresholds: {
         recentWindowSize: config.get('patterns.recent-window-size'),
@@ -351,7 +354,7 @@ export class Engine implements SpanAnalysis {
       windowSize: config.get('dependency-health.window-size'),
       windowMs: config.get('dependency-health.window'),
       minCalls: config.get('dependency-health.min-calls'),
-      maxDependencies: config.get('limits.max-dependencies'),
+      maxDependencies: dependencySlots,
       onRecovery: () => patternMatcher.recordRecovery(),
     });
     const engine = new Engine({
