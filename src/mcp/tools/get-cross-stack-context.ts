@@ -4,9 +4,9 @@
  * telemetry is connected and the tool answers with the backend, SLO and correlation sections.
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
-import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
-import { blocks, columns, fields, listSome, ms, multiple, percent, section, withBaseline } from '../text-layout.js';
-import { requireKnownOperation } from './operation-argument.js';
+import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
+import { blocks, columns, fields, ms, multiple, percent, section, withBaseline } from '../text-layout.js';
+import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
 
 export const getCrossStackContext: ToolDefinition = {
   name: 'get_cross_stack_context',
@@ -21,9 +21,7 @@ export const getCrossStackContext: ToolDefinition = {
   annotations: READ_ONLY,
   handler(args, { services }) {
     const { engine } = services;
-    const known = engine.health.operations();
-    const operation = args.operation_name?.trim();
-    if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(known)}`);
+    const operation = operationNameArgument(services, args.operation_name);
     // An operation with an SLO but no traffic yet is known too: its SLO section still says something.
     if (!engine.sloTracker.hasSlo(operation)) requireKnownOperation(services, operation);
     const health = engine.health.getOperationHealth(operation);

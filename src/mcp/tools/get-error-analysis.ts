@@ -8,9 +8,9 @@
  * half of it), normal otherwise.
  */
 import type { Engine } from '../../analysis/engine.js';
-import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
+import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, section } from '../text-layout.js';
-import { requireKnownOperation } from './operation-argument.js';
+import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
 
 const DEVIATION_POINTS = 0.05;
 const TIMEOUT = /time.?out|deadline|ETIMEDOUT|AbortError/i;
@@ -32,9 +32,7 @@ export const getErrorAnalysis: ToolDefinition = {
   annotations: READ_ONLY,
   handler(args, { services }) {
     const { engine } = services;
-    const known = engine.health.operations();
-    const operation = args.operation_name?.trim();
-    if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(known)}`);
+    const operation = operationNameArgument(services, args.operation_name);
     requireKnownOperation(services, operation);
 
     let requests = 0;

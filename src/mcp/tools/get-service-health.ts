@@ -12,7 +12,8 @@
  * Rates and budgets are fractions (0.025 for 2.5 %), latencies milliseconds.
  */
 import type { HealthSummary, OperationHealth } from '../../analysis/health-aggregator.js';
-import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
+import { formatArgument } from './operation-argument.js';
 import { blocks, columns, headerLine, ms, multiple, percent, plural, section } from '../text-layout.js';
 
 const FORMATS = ['text', 'json'] as const;
@@ -29,8 +30,7 @@ export const getServiceHealth: ToolDefinition = {
   required: [],
   annotations: READ_ONLY,
   handler(args, { services }) {
-    const format = args.format ?? 'text';
-    if (format !== 'text' && format !== 'json') throw new ToolError(`format must be text or json; got "${format}" (omit it for text)`);
+    const format = formatArgument(args.format);
     const summary = services.engine.healthSummary();
     if (format === 'text') return textResult(healthText(summary, services.engine.health.recentMinutes));
     const json = healthJson(summary);

@@ -13,7 +13,8 @@
  */
 import type { Engine } from '../../analysis/engine.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';
-import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
+import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
+import { formatArgument } from './operation-argument.js';
 import { blocks, duration, fields, isoTime, ms, multiple, percent, section } from '../text-layout.js';
 
 const FORMATS = ['text', 'json'] as const;
@@ -31,8 +32,7 @@ export const getSloReport: ToolDefinition = {
   required: [],
   annotations: READ_ONLY,
   handler(args, { services }) {
-    const format = args.format ?? 'text';
-    if (format !== 'text' && format !== 'json') throw new ToolError(`format must be text or json; got "${format}" (omit it for text)`);
+    const format = formatArgument(args.format);
     const { engine } = services;
     const statuses = engine.sloTracker.statuses().sort((a, b) => SEVERITY[a.compliance] - SEVERITY[b.compliance] || a.budgetRemaining - b.budgetRemaining);
     const generated = engine.clock.now();

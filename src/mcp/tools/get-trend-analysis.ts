@@ -12,7 +12,7 @@
 import type { MinuteStats } from '../../analysis/minute-history.js';
 import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, signedChange } from '../text-layout.js';
-import { requireKnownOperation } from './operation-argument.js';
+import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_WINDOW_MINUTES = 30;
@@ -42,8 +42,7 @@ export const getTrendAnalysis: ToolDefinition = {
   handler(args, { services }) {
     const { engine, metadata } = services;
     const known = engine.health.operations();
-    const operation = args.operation_name?.trim();
-    if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(known)}`);
+    const operation = operationNameArgument(services, args.operation_name);
     const historyMinutes = metadata.config.get<number>('limits.history-minutes');
     const windowText = args.window_minutes?.trim() || String(DEFAULT_WINDOW_MINUTES);
     const windowMinutes = /^\d+$/.test(windowText) ? Number(windowText) : NaN;

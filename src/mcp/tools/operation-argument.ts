@@ -1,7 +1,22 @@
-/** Checks an `operation_name` argument against the operations svc knows, naming a few when it is unknown. */
+/** Checks the `operation_name` and `format` arguments the same way in every tool that takes them. */
 import { didYouMean } from '../../config/did-you-mean.js';
+import { listSome } from '../text-layout.js';
 import { ToolError } from '../tool-definition.js';
 import type { ToolServices } from '../tool-services.js';
+
+/** The trimmed `operation_name`; when empty, an error naming operations that have traffic. */
+export function operationNameArgument(services: Pick<ToolServices, 'engine'>, value: string | undefined): string {
+  const operation = value?.trim();
+  if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(services.engine.health.operations())}`);
+  return operation;
+}
+
+/** The `format` argument: `text` (default) or `json`. */
+export function formatArgument(value: string | undefined): 'text' | 'json' {
+  const format = value ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new ToolError(`format must be text or json; got "${format}" (omit it for text)`);
+  return format;
+}
 
 export function requireKnownOperation(services: Pick<ToolServices, 'engine' | 'metadata'>, name: string): string {
   const known = new Set([...services.engine.health.operations(), ...services.metadata.operations.names()]);
