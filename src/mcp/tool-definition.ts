@@ -57,6 +57,9 @@ export const READ_ONLY = Object.freeze({ readOnlyHint: true, destructiveHint: fa
 /** The `operation_name` parameter most tools take. */
 export const OPERATION_NAME: ParameterDefinition = Object.freeze({ type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"' });
 
+/** The `format` parameter of the tools that can answer in JSON. */
+export const FORMAT: ParameterDefinition = Object.freeze({ type: 'string', description: '`text` (default) or `json` for a structured result', enum: Object.freeze(['text', 'json']) });
+
 export function textResult(text: string, structured?: Record<string, unknown>): ToolResult {
   return structured ? { text, structured } : { text };
 }

@@ -12,11 +12,10 @@
  * Rates and budgets are fractions (0.025 for 2.5 %), latencies milliseconds.
  */
 import type { HealthSummary, OperationHealth } from '../../analysis/health-aggregator.js';
-import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
+import { FORMAT, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { formatArgument } from './operation-argument.js';
 import { blocks, columns, headerLine, ms, multiple, percent, plural, section } from '../text-layout.js';
 
-const FORMATS = ['text', 'json'] as const;
 
 export const getServiceHealth: ToolDefinition = {
   name: 'get_service_health',
@@ -25,7 +24,7 @@ export const getServiceHealth: ToolDefinition = {
     'Current health of the service: STATUS (HEALTHY, DEGRADED or CRITICAL) with its reasons, each operation (error rate, p50, p99, ELEVATED when off baseline), each dependency (state, error rate, average latency) and each SLO (budget remaining, burn rate). Call this first.',
   permission: 'READ',
   parameters: {
-    format: { type: 'string', description: '`text` (default) or `json` for a structured result', enum: FORMATS },
+    format: FORMAT,
   },
   required: [],
   annotations: READ_ONLY,

@@ -13,11 +13,10 @@
  */
 import type { Engine } from '../../analysis/engine.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';
-import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
+import { FORMAT, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { formatArgument } from './operation-argument.js';
 import { blocks, duration, fields, isoTime, ms, multiple, percent, section } from '../text-layout.js';
 
-const FORMATS = ['text', 'json'] as const;
 const SEVERITY: Record<SloCompliance, number> = { VIOLATED: 0, AT_RISK: 1, HEALTHY: 2 };
 
 export const getSloReport: ToolDefinition = {
@@ -27,7 +26,7 @@ export const getSloReport: ToolDefinition = {
     'Compliance report of every SLO: HEALTHY, AT_RISK or VIOLATED, target and actual, error budget remaining, burn rate (1.0x spends the budget exactly by the end of the window), 1h/5m and 6h/30m burn rates with fast and slow burn flags, request and failure counts.',
   permission: 'READ',
   parameters: {
-    format: { type: 'string', description: '`text` (default) or `json` for a structured result', enum: FORMATS },
+    format: FORMAT,
   },
   required: [],
   annotations: READ_ONLY,
