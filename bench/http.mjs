@@ -1,18 +1,29 @@
-// HTTP throughput and p99 latency of the same fixture server with no instrumentation, with plain
-// OTel auto-instrumentation, and with @svc/register; modes interleaved round by round, medians
-// and ratios printed. Traces of both instrumented modes go to the same discarding OTLP sink.
-import { spawn } from 'node:child_process';
+// HTTP throughput, p99 latency and server CPU per request of the same fixture server with no
+// instrumentation, with plain OTel auto-instrumentation and with @svc/register.
+//
+// The machine is shared and noisy, so the modes are compared side by side: every server runs for
+// the whole benchmark, and each round loads each of them for a short burst, in a rotating order.
+// A ratio is computed within a round (neighbouring bursts see the same machine) and the medians
+// over the rounds are printed. Traces of all instrumented modes go to one discarding OTLP sink.
+// Where `taskset` exists, the servers run on the last core and the load generator and the sink on
+// the others, so the server under test never waits for the core that generates its load.
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const WARMUP_SECONDS = 4;
 const CONNECTIONS = 16;
-// ports of the fixture servers are ephemeral; the MCP server is not part of this measurement
 
-function start(args, env = {}) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+const serverCore = availableParallelism() - 1;
+const pinned = serverCore > 0 && spawnSync('taskset', ['-a', '-pc', `0-${serverCore - 1}`, String(process.pid)]).status === 0;
+
+function start(args, env = {}, { server = true } = {}) {
+  const [command, commandArgs] = pinned && server ? ['taskset', ['-c', String(serverCore), process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(command, commandArgs, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -30,10 +41,11 @@ async function stop(child) {
   await exited;
 }
 
-const run = (port, duration) => autocannon({ url: `http://127.0.0.1:${port}/orders/42`, connections: CONNECTIONS, duration });
+const load = (port, duration) => autocannon({ url: `http://127.0.0.1:${port}/orders/42`, connections: CONNECTIONS, duration });
 const stats = async (port) => (await fetch(`http://127.0.0.1:${port}/__stats`)).json();
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const sink = await start(['bench/otlp-sink.mjs']);
+const sink = await start(['bench/otlp-sink.mjs'], {}, { server: false });
 const telemetryEnv = {
   OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.port}`,
   OTEL_METRICS_EXPORTER: 'none',
@@ -41,40 +53,42 @@ const telemetryEnv = {
   OTEL_SERVICE_NAME: 'bench',
   SVC_MCP_PORT: '0',
 };
+const svcArgs = ['--import', './register.mjs', 'bench/hello-server.mjs'];
 const modes = [
   { name: 'no instrumentation', args: ['bench/hello-server.mjs'], env: {} },
   { name: 'plain OTel auto-instrumentation', args: ['--import', './bench/otel-plain.mjs', 'bench/hello-server.mjs'], env: telemetryEnv },
-  { name: '@svc/register, no config', args: ['--import', './register.mjs', 'bench/hello-server.mjs'], env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' } },
-  { name: '@svc/register, bench/svc.yml', args: ['--import', './register.mjs', 'bench/hello-server.mjs'], env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' } },
+  { name: '@svc/register, no config', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' } },
+  { name: '@svc/register, bench/svc.yml', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' } },
 ];
-const results = new Map(modes.map((m) => [m.name, { rps: [], p99: [], cpu: [] }]));
+
+for (const mode of modes) {
+  Object.assign(mode, await start(mode.args, mode.env));
+  await load(mode.port, WARMUP_SECONDS);
+  mode.rounds = [];
+}
 
 for (let round = 1; round <= ROUNDS; round++) {
-  // each round starts with a different mode, so no mode always runs first or last
-  const order = modes.map((_, i) => modes[(i + round - 1) % modes.length]);
-  for (const mode of order) {
-    const server = await start(mode.args, mode.env);
-    await run(server.port, 2);
-    const before = await stats(server.port);
-    const result = await run(server.port, SECONDS);
-    const after = await stats(server.port);
-    await stop(server.child);
-    const cpuPerRequest = (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests);
-    const entry = results.get(mode.name);
-    entry.rps.push(result.requests.average);
-    entry.p99.push(result.latency.p99);
-    entry.cpu.push(cpuPerRequest);
-    console.log(`round ${round}  ${mode.name.padEnd(32)} ${result.requests.average.toFixed(0).padStart(7)} req/s  p99 ${result.latency.p99} ms  server CPU ${cpuPerRequest.toFixed(1)} µs/request`);
+  for (const mode of modes.map((_, i) => modes[(i + round - 1) % modes.length])) {
+    const before = await stats(mode.port);
+    const result = await load(mode.port, SECONDS);
+    const after = await stats(mode.port);
+    const measured = { rps: result.requests.total / SECONDS, p99: result.latency.p99, cpu: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) };
+    mode.rounds.push(measured);
+    console.log(`round ${String(round).padStart(2)}  ${mode.name.padEnd(32)} ${measured.rps.toFixed(0).padStart(7)} req/s  p99 ${measured.p99} ms  server CPU ${measured.cpu.toFixed(1)} µs/request`);
   }
 }
-await stop(sink.child);
+await Promise.all([...modes, sink].map((m) => stop(m.child)));
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const summary = modes.map((m) => ({ name: m.name, rps: median(results.get(m.name).rps), p99: median(results.get(m.name).p99), cpu: median(results.get(m.name).cpu) }));
-console.log(`\nHTTP, ${CONNECTIONS} connections, ${SECONDS} s per run, median of ${ROUNDS} interleaved rounds`);
-for (const s of summary) console.log(`  ${s.name.padEnd(32)} ${s.rps.toFixed(0).padStart(7)} req/s  p99 ${s.p99} ms  server CPU ${s.cpu.toFixed(1)} µs/request`);
-const [none, otel, ...svcModes] = summary;
-console.log(`  plain OTel / none: ${(otel.rps / none.rps).toFixed(3)} of throughput`);
+/** Median over the rounds of `of(a round of mode a) / of(the same round of mode b)`. */
+const ratio = (a, b, of) => median(a.rounds.map((r, i) => of(r) / of(b.rounds[i])));
+const [none, otel, ...svcModes] = modes;
+console.log(`\nHTTP, ${CONNECTIONS} connections, ${SECONDS} s bursts, ${ROUNDS} rounds with the modes in rotating order; medians`);
+console.log(pinned ? `  servers on core ${serverCore}, load generator and sink on the others` : '  not pinned to cores (no taskset or one core): expect more noise');
+for (const m of modes) {
+  const figure = (key) => median(m.rounds.map((r) => r[key]));
+  console.log(`  ${m.name.padEnd(32)} ${figure('rps').toFixed(0).padStart(7)} req/s  p99 ${figure('p99')} ms  server CPU ${figure('cpu').toFixed(1)} µs/request`);
+}
+console.log(`  plain OTel: ${ratio(otel, none, (r) => r.rps).toFixed(3)} of the uninstrumented throughput`);
 for (const svc of svcModes) {
-  console.log(`  ${svc.name}: ${(svc.rps / none.rps).toFixed(3)} of none, ${(svc.rps / otel.rps).toFixed(3)} of plain OTel throughput (target >= 0.97); server CPU per request ${(svc.cpu / otel.cpu).toFixed(3)} x plain OTel`);
+  console.log(`  ${svc.name}: ${ratio(svc, otel, (r) => r.rps).toFixed(3)} of plain OTel throughput (target >= 0.97); server CPU per request ${ratio(svc, otel, (r) => r.cpu).toFixed(3)} x plain OTel`);
 }

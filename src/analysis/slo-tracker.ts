@@ -89,6 +89,17 @@ function roundRate(rate: number): number {
   return Math.round(rate * 1e12) / 1e12;
 }
 
+function burnRateOf(slo: TrackedSlo): number {
+  const { total, bad } = slo.window;
+  return total === 0 ? 0 : roundRate(bad / total / allowedBadFraction(slo.definition.target));
+}
+
+function budgetRemainingAt(burnRate: number): number {
+  return Math.min(1, Math.max(0, roundRate(1 - burnRate)));
+}
+
+const NO_ALERTS: readonly SloAlert[] = Object.freeze([]);
+
 /** Good/bad counts in a ring of fixed-width time buckets, with running totals. */
 class TimeBuckets {
   private readonly totals: Float64Array;
@@ -96,6 +107,8 @@ class TimeBuckets {
   private current = -1;
   total = 0;
   bad = 0;
+  /** Counts every add and every move of the ring, so readers can tell whether the totals changed. */
+  changes = 0;
 
   constructor(
     private readonly bucketMs: number,
@@ -110,14 +123,17 @@ class TimeBuckets {
     const i = this.current % this.count;
     this.totals[i]!++;
     this.total++;
+    this.changes++;
     if (isBad) {
       this.bads[i]!++;
       this.bad++;
     }
   }
 
+  /** Moves to the bucket of `now`, dropping the buckets that left the ring. */
   advance(now: number): void {
     const bucket = Math.floor(now / this.bucketMs);
+    if (this.current >= 0 && bucket <= this.current) return;
     if (this.current < 0) this.current = bucket;
     for (let b = this.current + 1; b <= bucket && b - this.current <= this.count; b++) {
       const i = b % this.count;
@@ -126,7 +142,8 @@ class TimeBuckets {
       this.totals[i] = 0;
       this.bads[i] = 0;
     }
-    if (bucket > this.current) this.current = bucket;
+    this.current = bucket;
+    this.changes++;
   }
 
   /** Totals over the last `buckets` buckets (including the current one). */
@@ -146,8 +163,10 @@ class TimeBuckets {
 class TrackedSlo {
   readonly minutes = new TimeBuckets(MINUTE, SHORT_HISTORY_MINUTES);
   readonly window: TimeBuckets;
-  /** Tiers that already alerted and wait for recovery before alerting again. */
-  readonly fired = new Set<number>();
+  /** Per tier: it alerted and waits for recovery before alerting again. */
+  readonly fired: boolean[] = TIERS.map(() => false);
+  /** `window.changes` when the tiers were last checked. */
+  checkedAt = -1;
 
   constructor(readonly definition: SloDefinition & { windowMs: number }) {
     this.window = new TimeBuckets(HOUR, Math.max(1, Math.ceil(definition.windowMs / HOUR)));
@@ -233,27 +252,30 @@ export class SloTracker {
   }
 
   /** Alerts raised since the last call (each tier once per crossing). */
-  checkAlerts(): SloAlert[] {
+  checkAlerts(): readonly SloAlert[] {
     for (const slo of this.slos.values()) this.checkTiers(slo);
-    return this.pending.splice(0);
+    return this.pending.length ? this.pending.splice(0) : NO_ALERTS;
   }
 
   private budgetAndBurn(slo: TrackedSlo): { budgetRemaining: number; burnRate: number } {
-    const { total, bad } = slo.window;
-    if (total === 0) return { budgetRemaining: 1, burnRate: 0 };
-    const burnRate = roundRate(bad / total / allowedBadFraction(slo.definition.target));
-    return { budgetRemaining: Math.min(1, Math.max(0, roundRate(1 - burnRate))), burnRate };
+    const burnRate = burnRateOf(slo);
+    return { budgetRemaining: budgetRemainingAt(burnRate), burnRate };
   }
 
+  /** Runs after every span, so it does nothing unless the window's totals changed. */
   private checkTiers(slo: TrackedSlo): void {
     slo.window.advance(this.clock.now());
-    const { budgetRemaining, burnRate } = this.budgetAndBurn(slo);
-    for (const tier of TIERS) {
-      if (budgetRemaining <= tier.threshold) {
-        if (slo.fired.has(tier.threshold)) continue;
-        slo.fired.add(tier.threshold);
+    if (slo.window.changes === slo.checkedAt) return;
+    slo.checkedAt = slo.window.changes;
+    const burnRate = burnRateOf(slo);
+    const budgetRemaining = budgetRemainingAt(burnRate);
+    for (let i = 0; i < TIERS.length; i++) {
+      const tier = TIERS[i]!;
+      if (budgetRemaining > tier.threshold) slo.fired[i] = false;
+      else if (!slo.fired[i]) {
+        slo.fired[i] = true;
         this.pending.push({ sloName: slo.definition.name, severity: tier.severity, threshold: tier.threshold, budgetRemaining, burnRate });
-      } else slo.fired.delete(tier.threshold);
+      }
     }
   }
 

@@ -52,6 +52,18 @@ describe('SloTracker', () => {
     expect(slos.checkAlerts().map((a) => a.severity)).toEqual(['INFO']);
   });
 
+  it('re-arms the tiers when failures leave the window with no new traffic', () => {
+    const { clock, slos } = tracker();
+    const availabilityAlerts = () => slos.checkAlerts().filter((a) => a.sloName === 'availability').map((a) => a.severity);
+    for (let i = 0; i < 100; i++) slos.recordFailure('GET /orders');
+    expect(availabilityAlerts()).toEqual(['INFO', 'WARNING', 'CRITICAL']);
+    clock.advance(25 * 3_600_000);
+    expect(slos.getStatus('availability')!.totalRequests).toBe(0); // a read moves the window first
+    expect(slos.checkAlerts()).toEqual([]);
+    slos.recordFailure('GET /orders');
+    expect(availabilityAlerts()).toEqual(['INFO', 'WARNING', 'CRITICAL']);
+  });
+
   it('reports VIOLATED when the budget is spent and HEALTHY with budget left', () => {
     const { slos } = tracker();
     for (let i = 0; i < 100; i++) slos.recordSuccess('GET /orders');
