@@ -60,6 +60,8 @@ export interface EngineOptions {
     readonly mode?: AnomalyMode;
     readonly threshold?: number;
     readonly persistence?: number;
+    /** Smaller latency deviations (ms) never make an event (robust mode). Default 1. */
+    readonly minDeviationMs?: number;
     readonly eventIntervalMs?: number;
   };
   readonly maxOperations?: number;
@@ -148,7 +150,7 @@ export class Engine implements SpanAnalysis {
     const anomaly = options.anomalyDetection ?? {};
     this.anomalyEnabled = anomaly.enabled ?? true;
     this.eventIntervalMs = anomaly.eventIntervalMs ?? 60_000;
-    this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, maxOperations });
+    this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, minDeviationMs: anomaly.minDeviationMs, maxOperations });
     this.errorCategories = new ErrorCategories(maxOperations);
     this.snapshots = new BoundedMap(maxOperations, () => ({ snapshot: undefined as BaselineSnapshot | undefined, at: Number.NEGATIVE_INFINITY, attributes: undefined as Attributes | undefined }));
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
@@ -336,6 +338,7 @@ export class Engine implements SpanAnalysis {
       thresholds: {
         recentWindowSize: config.get('patterns.recent-window-size'),
         minRecentSamples: Math.ceil(config.get<number>('patterns.recent-window-size') / 2),
+        minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
         cascadeWindowMs: config.get('patterns.cascade-window'),
         memoryLeakSlopeBytesPerMinute: config.get<number>('patterns.memory-leak-slope-mb-per-minute') * 1024 * 1024,
         memoryLeakMinR2: config.get('patterns.memory-leak-min-r2'),
@@ -379,6 +382,7 @@ export class Engine implements SpanAnalysis {
         mode: config.get('anomaly-detection.mode'),
         threshold: config.get('anomaly-detection.z-score-threshold'),
         persistence: config.get('anomaly-detection.persistence'),
+        minDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
         eventIntervalMs: config.get('anomaly-detection.event-interval'),
       },
       maxOperations,

@@ -5,10 +5,10 @@
  *
  * | pattern | fires when |
  * |---|---|
- * | latency_degradation | the geometric mean of the operation's last `recentWindowSize` latencies is at least `latencyDegradationFactor` x its baseline p50 |
+ * | latency_degradation | the geometric mean of the operation's last `recentWindowSize` latencies is at least `latencyDegradationFactor` x its baseline p50, and `minLatencyDeviationMs` above it |
  * | error_rate_spike | the error rate of the last `recentWindowSize` requests exceeds the baseline error rate by `errorRateSpikeThreshold` (operations whose error rate is watched) |
  * | cascade_failure | a failing span while `cascadeDependencyCount` or more distinct dependencies failed within `cascadeWindowMs` |
- * | memory_leak | the heap grows steadily (least-squares slope >= `memoryLeakSlopeBytesPerMinute`, R^2 >= `memoryLeakMinR2` over >= `memoryLeakMinSamples` samples) and the operation is slower (`memoryLeakLatencyFactor` x baseline p50) or failing above baseline |
+ * | memory_leak | the heap grows steadily (least-squares slope >= `memoryLeakSlopeBytesPerMinute`, R^2 >= `memoryLeakMinR2` over >= `memoryLeakMinSamples` samples) and the operation is slower (`memoryLeakLatencyFactor` x baseline p50, and `minLatencyDeviationMs` above it) or failing above baseline |
  * | thundering_herd | within `herdWindowMs` after a recovery, the last 5 s carry `herdRateMultiplier` x the average 5 s request count of the minute before (and at least `herdMinRequests`) |
  * | cold_start | within `coldStartWindowMs` of process start, one of an operation's first `coldStartRequests` requests takes `coldStartFactor` x its static p50 (`coldStartLatencyMs` without one) |
  *
@@ -34,6 +34,8 @@ export const PATTERN_DESCRIPTIONS: Record<IncidentPattern, string> = {
 export interface PatternThresholds {
   readonly recentWindowSize: number;
   readonly minRecentSamples: number;
+  /** Slower by less than this (ms) is jitter, not a degradation. */
+  readonly minLatencyDeviationMs: number;
   readonly cascadeWindowMs: number;
   readonly memoryLeakSlopeBytesPerMinute: number;
   readonly memoryLeakMinSamples: number;
@@ -51,6 +53,7 @@ export interface PatternThresholds {
 export const DEFAULT_PATTERN_THRESHOLDS: PatternThresholds = {
   recentWindowSize: 20,
   minRecentSamples: 10,
+  minLatencyDeviationMs: 1,
   cascadeWindowMs: 60_000,
   memoryLeakSlopeBytesPerMinute: 1024 * 1024,
   memoryLeakMinSamples: 6,
@@ -225,8 +228,8 @@ export class PatternMatcher {
     const baselineErrorRate = snapshot?.errorRate ?? staticBaseline?.errorRate ?? 0;
     const enough = recent.size >= t.minRecentSamples;
 
-    const slow = enough && baselineP50 !== undefined && recent.geometricMean() >= this.latencyDegradationFactor * baselineP50;
-    if (slow) (found ??= []).push('latency_degradation');
+    const recentLatency = enough && baselineP50 !== undefined ? recent.geometricMean() : undefined;
+    if (recentLatency !== undefined && this.slower(recentLatency, baselineP50!, this.latencyDegradationFactor)) (found ??= []).push('latency_degradation');
 
     const errorExcess = enough ? recent.errorRate() - baselineErrorRate : 0;
     if (errorExcess > this.errorRateSpikeThreshold && (this.options.watchesErrorRate?.(operation) ?? true)) {
@@ -240,7 +243,7 @@ export class PatternMatcher {
     if (isError && this.failingDependencies(now) >= this.cascadeDependencyCount) (found ??= []).push('cascade_failure');
 
     if (this.heapRising && enough) {
-      const slower = baselineP50 !== undefined && recent.geometricMean() >= t.memoryLeakLatencyFactor * baselineP50;
+      const slower = recentLatency !== undefined && this.slower(recentLatency, baselineP50!, t.memoryLeakLatencyFactor);
       if (slower || errorExcess > 0) (found ??= []).push('memory_leak');
     }
 
@@ -255,6 +258,11 @@ export class PatternMatcher {
       if (latencyMs >= limit) (found ??= []).push('cold_start');
     }
     return found ?? NO_PATTERNS;
+  }
+
+  /** At least `factor` x the baseline p50, and slower by at least the minimum deviation. */
+  private slower(recentLatency: number, baselineP50: number, factor: number): boolean {
+    return recentLatency >= factor * baselineP50 && recentLatency - baselineP50 >= this.thresholds.minLatencyDeviationMs;
   }
 
   private failingDependencies(now: number): number {

@@ -97,6 +97,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'anomaly-detection.z-score-threshold', type: numberType(0, 1000, 'a number > 0'), default: 3.0, doc: 'Absolute z-score above which a latency is anomalous' },
   { path: 'anomaly-detection.mode', type: enumType(ANOMALY_MODES), default: 'robust', doc: 'robust: z on log latency, events after `persistence` consecutive anomalies; zscore: the plain rule, every anomaly an event' },
   { path: 'anomaly-detection.persistence', type: integerType(1), default: 3, doc: 'Consecutive anomalous spans of an operation before an event (robust mode)' },
+  { path: 'anomaly-detection.min-latency-deviation', type: durationType, default: '1ms', doc: 'Latency deviations smaller than this never make an event or an incident (robust persistence, latency_degradation): sub-millisecond jitter is not actionable' },
   { path: 'anomaly-detection.event-interval', type: durationType, default: '60s', doc: 'At most one svc.anomaly.detected per operation and pattern in this interval (the next one counts the suppressed)' },
 
   { path: 'patterns.latency-degradation-factor', type: numberType(1, 1000, 'a number >= 1'), default: 2.0, doc: 'latency_degradation: recent latency (geometric mean) over baseline p50' },

@@ -38,6 +38,15 @@ describe('latency_degradation', () => {
     traffic(h, 30, 22, { seed: 2 });
     expect(h.patternsSeen()).not.toContain('latency_degradation');
   });
+  it('takes a sub-millisecond operation slowing by less than 1 ms for jitter, and by more for a degradation', () => {
+    const h = engineHarness();
+    h.clock.advance(120_000);
+    traffic(h, 300, 0.3);
+    traffic(h, 30, 0.9, { seed: 2 });
+    expect(h.patternsSeen()).not.toContain('latency_degradation');
+    traffic(h, 30, 3, { seed: 2 });
+    expect(h.patternsSeen()).toContain('latency_degradation');
+  });
 });
 
 describe('error_rate_spike', () => {
