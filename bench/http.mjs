@@ -1,10 +1,13 @@
 // HTTP throughput, p99 latency and server CPU per request of the same fixture server with no
 // instrumentation, with plain OTel auto-instrumentation and with @svc/register.
 //
-// The machine is shared and noisy, so the modes are compared side by side: every server runs for
-// the whole benchmark, and each round loads each of them for a short burst, in a rotating order.
-// A ratio is computed within a round (neighbouring bursts see the same machine) and the medians
-// over the rounds are printed. Traces of all instrumented modes go to one discarding OTLP sink.
+// The machine is shared and noisy, so the modes are compared side by side: each round starts a
+// fresh server per mode, in a rotating order, warms it up and loads it for a few seconds. A ratio
+// is computed within a round (neighbouring runs see the same machine) and the medians over the
+// rounds are printed. Fresh processes matter: a process's garbage collector settles into a cheaper
+// or a costlier steady state (young-generation survivors differ by about 3x, with scavenges of
+// ~1.8 or ~5 ms here), by chance, so one long-lived server per mode would be a single draw.
+// Traces of all instrumented modes go to one discarding OTLP sink.
 // Where `taskset` exists, the servers run on the last core and the load generator and the sink on
 // the others, so the server under test never waits for the core that generates its load.
 import { spawn, spawnSync } from 'node:child_process';
@@ -13,9 +16,9 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const WARMUP_SECONDS = 4;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const WARMUP_SECONDS = 2;
 const CONNECTIONS = 16;
 
 const serverCore = availableParallelism() - 1;
@@ -61,28 +64,26 @@ const modes = [
   { name: '@svc/register, bench/svc.yml', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' } },
 ];
 
-for (const mode of modes) {
-  Object.assign(mode, await start(mode.args, mode.env));
-  await load(mode.port, WARMUP_SECONDS);
-  mode.rounds = [];
-}
-
+for (const mode of modes) mode.rounds = [];
 for (let round = 1; round <= ROUNDS; round++) {
   for (const mode of modes.map((_, i) => modes[(i + round - 1) % modes.length])) {
-    const before = await stats(mode.port);
-    const result = await load(mode.port, SECONDS);
-    const after = await stats(mode.port);
+    const server = await start(mode.args, mode.env);
+    await load(server.port, WARMUP_SECONDS);
+    const before = await stats(server.port);
+    const result = await load(server.port, SECONDS);
+    const after = await stats(server.port);
+    await stop(server.child);
     const measured = { rps: result.requests.total / SECONDS, p99: result.latency.p99, cpu: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) };
     mode.rounds.push(measured);
     console.log(`round ${String(round).padStart(2)}  ${mode.name.padEnd(32)} ${measured.rps.toFixed(0).padStart(7)} req/s  p99 ${measured.p99} ms  server CPU ${measured.cpu.toFixed(1)} µs/request`);
   }
 }
-await Promise.all([...modes, sink].map((m) => stop(m.child)));
+await stop(sink.child);
 
 /** Median over the rounds of `of(a round of mode a) / of(the same round of mode b)`. */
 const ratio = (a, b, of) => median(a.rounds.map((r, i) => of(r) / of(b.rounds[i])));
 const [none, otel, ...svcModes] = modes;
-console.log(`\nHTTP, ${CONNECTIONS} connections, ${SECONDS} s bursts, ${ROUNDS} rounds with the modes in rotating order; medians`);
+console.log(`\nHTTP, ${CONNECTIONS} connections, ${SECONDS} s runs after ${WARMUP_SECONDS} s of warm-up, ${ROUNDS} rounds with the modes in rotating order; medians`);
 console.log(pinned ? `  servers on core ${serverCore}, load generator and sink on the others` : '  not pinned to cores (no taskset or one core): expect more noise');
 for (const m of modes) {
   const figure = (key) => median(m.rounds.map((r) => r[key]));
