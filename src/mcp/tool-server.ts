@@ -12,12 +12,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { isIP, type AddressInfo } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, isInitializeRequest, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '../report-error.js';
 import { runtime } from '../runtime.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
+import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { RateLimiter } from './rate-limiter.js';
 import { ToolError, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
 import { checkArguments, type ToolRegistry } from './tool-registry.js';
@@ -181,20 +182,21 @@ export class ToolServer {
     } catch {
       return this.refuse(res, 400, 'the request body is not JSON');
     }
-    if (!isInitializeRequest(message)) return this.refuse(res, 400, 'no MCP session: the first request must be initialize');
-    const session = this.newSession();
+    const sdk = await loadMcpSdk();
+    if (!sdk.types.isInitializeRequest(message)) return this.refuse(res, 400, 'no MCP session: the first request must be initialize');
+    const session = this.newSession(sdk);
     await session.server.connect(session.transport);
     await session.transport.handleRequest(req, res, message);
   }
 
-  private newSession(): McpSession {
+  private newSession(sdk: McpSdk): McpSession {
     if (this.sessions.size >= MAX_SESSIONS) {
       const oldest = [...this.sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0]!;
       this.sessions.delete(oldest[0]);
       void oldest[1].transport.close().catch(() => undefined);
     }
-    const server = new Server({ name: '@svc/register', version: this.options.version }, { capabilities: { tools: { listChanged: true } } });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const server = new sdk.Server({ name: '@svc/register', version: this.options.version }, { capabilities: { tools: { listChanged: true } } });
+    const transport: StreamableHTTPServerTransport = new sdk.StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (id) => {
@@ -205,8 +207,13 @@ export class ToolServer {
       },
     });
     const session: McpSession = { server, transport, lastUsed: Date.now() };
+    const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk.types;
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.listFor(identityOf(extra.authInfo)) }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(request.params.name, request.params.arguments, request.params._meta, identityOf(extra.authInfo)));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const tool = this.options.registry.get(request.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"; call tools/list for the tools your role may use`);
+      return this.call(tool, request.params.arguments, request.params._meta, identityOf(extra.authInfo));
+    });
     return session;
   }
 
@@ -228,9 +235,7 @@ export class ToolServer {
       }));
   }
 
-  private async call(name: string, rawArgs: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, identity: CallerIdentity | undefined): Promise<CallToolResult> {
-    const tool = this.options.registry.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}"; call tools/list for the tools your role may use`);
+  private async call(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, identity: CallerIdentity | undefined): Promise<CallToolResult> {
     if (!identity) return errorResult('no caller identity on this request');
     let caller = identity;
     try {
