@@ -6,9 +6,9 @@
  * - `robust` mode (the default) takes z on log latency, which suits the heavy right tail of
  *   real latencies, and calls a detection sustained (worth an event or an incident) only after
  *   `persistence` consecutive anomalous spans of the operation that are also at least
- *   `minDeviationMs` away from the baseline's typical (geometric mean) latency, so sub-millisecond
- *   jitter of a fast operation never makes an event. Single outliers still get the span
- *   attributes, but never an event. bench/false-positives.mjs measures both modes.
+ *   `minLatencyDeviationMs` away from the baseline's typical (geometric mean) latency, so
+ *   sub-millisecond jitter of a fast operation never makes an event. Single outliers still get
+ *   the span attributes, but never an event. bench/false-positives.mjs measures both modes.
  *
  * In both modes anomaly_score = min(1, |z| / 4).
  */
@@ -24,7 +24,7 @@ export interface AnomalyDetectorOptions {
   /** Consecutive anomalous spans before a detection is sustained (robust mode). */
   readonly persistence?: number;
   /** Robust mode: the smallest latency deviation (ms) that counts toward persistence. */
-  readonly minDeviationMs?: number;
+  readonly minLatencyDeviationMs?: number;
   readonly maxOperations?: number;
 }
 
@@ -44,14 +44,14 @@ export class AnomalyDetector {
   readonly mode: AnomalyMode;
   readonly threshold: number;
   readonly persistence: number;
-  readonly minDeviationMs: number;
+  readonly minLatencyDeviationMs: number;
   private readonly runs: BoundedMap<string, { length: number }>;
 
   constructor(options: AnomalyDetectorOptions = {}) {
     this.mode = options.mode ?? 'robust';
     this.threshold = options.threshold ?? 3;
     this.persistence = this.mode === 'robust' ? Math.max(1, options.persistence ?? 3) : 1;
-    this.minDeviationMs = this.mode === 'robust' ? (options.minDeviationMs ?? 1) : 0;
+    this.minLatencyDeviationMs = this.mode === 'robust' ? (options.minLatencyDeviationMs ?? 1) : 0;
     this.runs = new BoundedMap(options.maxOperations ?? 1000, () => ({ length: 0 }));
   }
 
@@ -69,7 +69,7 @@ export class AnomalyDetector {
       return undefined;
     }
     const score = Math.min(1, Math.abs(zScore) / SCORE_NORMALIZER);
-    if (this.minDeviationMs > 0 && Math.abs(latencyMs - Math.exp(stats.logMean)) < this.minDeviationMs) {
+    if (this.minLatencyDeviationMs > 0 && Math.abs(latencyMs - Math.exp(stats.logMean)) < this.minLatencyDeviationMs) {
       if (run) run.length = 0;
       return { zScore, score, sustained: false };
     }

@@ -61,7 +61,7 @@ export interface EngineOptions {
     readonly threshold?: number;
     readonly persistence?: number;
     /** Smaller latency deviations (ms) never make an event (robust mode). Default 1. */
-    readonly minDeviationMs?: number;
+    readonly minLatencyDeviationMs?: number;
     readonly eventIntervalMs?: number;
   };
   readonly maxOperations?: number;
@@ -150,7 +150,7 @@ export class Engine implements SpanAnalysis {
     const anomaly = options.anomalyDetection ?? {};
     this.anomalyEnabled = anomaly.enabled ?? true;
     this.eventIntervalMs = anomaly.eventIntervalMs ?? 60_000;
-    this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, minDeviationMs: anomaly.minDeviationMs, maxOperations });
+    this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, minLatencyDeviationMs: anomaly.minLatencyDeviationMs, maxOperations });
     this.errorCategories = new ErrorCategories(maxOperations);
     this.snapshots = new BoundedMap(maxOperations, () => ({ snapshot: undefined as BaselineSnapshot | undefined, at: Number.NEGATIVE_INFINITY, attributes: undefined as Attributes | undefined }));
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
@@ -382,7 +382,7 @@ export class Engine implements SpanAnalysis {
         mode: config.get('anomaly-detection.mode'),
         threshold: config.get('anomaly-detection.z-score-threshold'),
         persistence: config.get('anomaly-detection.persistence'),
-        minDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
+        minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
         eventIntervalMs: config.get('anomaly-detection.event-interval'),
       },
       maxOperations,

@@ -36,9 +36,9 @@ describe('AnomalyDetector', () => {
     expect(detector.check('op', 40, undefined)).toBeUndefined();
   });
 
-  it('robust mode: a deviation under minDeviationMs is flagged but never sustained', () => {
+  it('robust mode: a deviation under minLatencyDeviationMs is flagged but never sustained', () => {
     const fast = windowOf([0.28, 0.3, 0.32, 0.3, 0.28, 0.32, 0.3, 0.3, 0.28, 0.32]);
-    const detector = new AnomalyDetector({ mode: 'robust', threshold: 3, persistence: 3, minDeviationMs: 1 });
+    const detector = new AnomalyDetector({ mode: 'robust', threshold: 3, persistence: 3, minLatencyDeviationMs: 1 });
     const jitter = [1, 2, 3, 4].map(() => detector.check('fast', 0.9, fast)!);
     expect(jitter.every((a) => a.zScore > 3 && !a.sustained)).toBe(true);
     const slow = [1, 2, 3].map(() => detector.check('fast', 1.5, fast)!);
