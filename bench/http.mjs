@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 16;
@@ -56,13 +56,19 @@ const telemetryEnv = {
   OTEL_SERVICE_NAME: 'bench',
   SVC_MCP_PORT: '0',
 };
+const otelArgs = ['--import', './bench/otel-plain.mjs', 'bench/hello-server.mjs'];
 const svcArgs = ['--import', './register.mjs', 'bench/hello-server.mjs'];
-const modes = [
-  { name: 'no instrumentation', args: ['bench/hello-server.mjs'], env: {} },
-  { name: 'plain OTel auto-instrumentation', args: ['--import', './bench/otel-plain.mjs', 'bench/hello-server.mjs'], env: telemetryEnv },
-  { name: '@svc/register, no config', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' } },
-  { name: '@svc/register, bench/svc.yml', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' } },
+// The same server holding 4 MB of application state, as any real service does (see hello-server.mjs).
+const appState = { BENCH_APP_STATE_MB: '4' };
+const none = { name: 'no instrumentation', args: ['bench/hello-server.mjs'], env: {} };
+const otel = { name: 'plain OTel auto-instrumentation', args: otelArgs, env: telemetryEnv };
+const otelWithState = { name: 'plain OTel, 4 MB app state', args: otelArgs, env: { ...telemetryEnv, ...appState } };
+const svcModes = [
+  { name: '@svc/register, no config', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' }, versus: otel },
+  { name: '@svc/register, bench/svc.yml', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' }, versus: otel },
+  { name: 'svc, no config, 4 MB app state', args: svcArgs, env: { ...telemetryEnv, ...appState, SVC_CONFIG_FILE: 'bench/empty.yml' }, versus: otelWithState },
 ];
+const modes = [none, otel, otelWithState, ...svcModes];
 
 for (const mode of modes) mode.rounds = [];
 for (let round = 1; round <= ROUNDS; round++) {
@@ -82,7 +88,6 @@ await stop(sink.child);
 
 /** Median over the rounds of `of(a round of mode a) / of(the same round of mode b)`. */
 const ratio = (a, b, of) => median(a.rounds.map((r, i) => of(r) / of(b.rounds[i])));
-const [none, otel, ...svcModes] = modes;
 console.log(`\nHTTP, ${CONNECTIONS} connections, ${SECONDS} s runs after ${WARMUP_SECONDS} s of warm-up, ${ROUNDS} rounds with the modes in rotating order; medians`);
 console.log(pinned ? `  servers on core ${serverCore}, load generator and sink on the others` : '  not pinned to cores (no taskset or one core): expect more noise');
 for (const m of modes) {
@@ -91,5 +96,5 @@ for (const m of modes) {
 }
 console.log(`  plain OTel: ${ratio(otel, none, (r) => r.rps).toFixed(3)} of the uninstrumented throughput`);
 for (const svc of svcModes) {
-  console.log(`  ${svc.name}: ${ratio(svc, otel, (r) => r.rps).toFixed(3)} of plain OTel throughput (target >= 0.97); server CPU per request ${ratio(svc, otel, (r) => r.cpu).toFixed(3)} x plain OTel`);
+  console.log(`  ${svc.name}: ${ratio(svc, svc.versus, (r) => r.rps).toFixed(3)} of the throughput of ${svc.versus.name} (target >= 0.97); server CPU per request ${ratio(svc, svc.versus, (r) => r.cpu).toFixed(3)} x`);
 }
