@@ -5,8 +5,9 @@
 // fresh server per mode, in a rotating order, warms it up and loads it for a few seconds. A ratio
 // is computed within a round (neighbouring runs see the same machine) and the medians over the
 // rounds are printed. Fresh processes matter: a process's garbage collector settles into a cheaper
-// or a costlier steady state (young-generation survivors differ by about 3x, with scavenges of
-// ~1.8 or ~5 ms here), by chance, so one long-lived server per mode would be a single draw.
+// or a costlier steady state for its whole life (scavenges of ~1.5 or ~5.5 ms here), partly by
+// chance and partly by heap size (docs/analysis.md), so one long-lived server per mode would be
+// a single draw.
 // Traces of all instrumented modes go to one discarding OTLP sink.
 // Where `taskset` exists, the servers run on the last core and the load generator and the sink on
 // the others, so the server under test never waits for the core that generates its load.
