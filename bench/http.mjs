@@ -1,24 +1,26 @@
 // HTTP throughput, p99 latency and server CPU per request of the same fixture server with no
 // instrumentation, with plain OTel auto-instrumentation and with @svc/register.
 //
-// The machine is shared and noisy, so the modes are compared side by side: each round starts a
-// fresh server per mode, in a rotating order, warms it up and loads it for a few seconds. A ratio
-// is computed within a round (neighbouring runs see the same machine) and the medians over the
-// rounds are printed. Fresh processes matter: a process's garbage collector settles into a cheaper
-// or a costlier steady state for its whole life (scavenges of ~1.5 or ~5.5 ms here), partly by
-// chance and partly by heap size (docs/analysis.md), so one long-lived server per mode would be
-// a single draw.
-// Traces of all instrumented modes go to one discarding OTLP sink.
-// Where `taskset` exists, the servers run on the last core and the load generator and the sink on
-// the others, so the server under test never waits for the core that generates its load.
+// The machine is shared and noisy: other tenants change a process's CPU cost per request by up
+// to 2x from one second to the next. So every mode's server runs at once, and the load moves
+// from one to the next in short slices (rotating order), many times; a paired ratio compares two
+// modes' slices of the same cycle, seconds apart. Fresh servers per round matter too: a process's
+// garbage collector settles into a cheaper or a costlier steady state for its whole life
+// (docs/analysis.md, "Cost"), so one server per mode would be a single draw.
+// Two figures per comparison: the median of the paired ratios, and the ratio of the
+// least-disturbed slices (10th percentile of CPU per request, 90th of throughput), since
+// contention only ever adds time; each is printed, neither is chosen after the fact.
+// Traces of all instrumented modes go to one discarding OTLP sink. Where `taskset` exists, the
+// servers run on the last core and the load generator and the sink on the others.
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 10);
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 16;
 
@@ -47,7 +49,8 @@ async function stop(child) {
 
 const load = (port, duration) => autocannon({ url: `http://127.0.0.1:${port}/orders/42`, connections: CONNECTIONS, duration });
 const stats = async (port) => (await fetch(`http://127.0.0.1:${port}/__stats`)).json();
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))];
+const median = (values) => quantile(values, 0.5);
 
 const sink = await start(['bench/otlp-sink.mjs'], {}, { server: false });
 const telemetryEnv = {
@@ -71,31 +74,43 @@ const svcModes = [
 ];
 const modes = [none, otel, otelWithState, ...svcModes];
 
-for (const mode of modes) mode.rounds = [];
+/** One slice of load on one server: throughput, p99 and the server's CPU per request. */
+async function slice(port) {
+  const before = await stats(port);
+  const result = await load(port, SLICE_SECONDS);
+  const after = await stats(port);
+  return { rps: result.requests.total / SLICE_SECONDS, p99: result.latency.p99, cpu: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) };
+}
+
+for (const mode of modes) mode.slices = [];
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const mode of modes.map((_, i) => modes[(i + round - 1) % modes.length])) {
-    const server = await start(mode.args, mode.env);
-    await load(server.port, WARMUP_SECONDS);
-    const before = await stats(server.port);
-    const result = await load(server.port, SECONDS);
-    const after = await stats(server.port);
-    await stop(server.child);
-    const measured = { rps: result.requests.total / SECONDS, p99: result.latency.p99, cpu: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) };
-    mode.rounds.push(measured);
-    console.log(`round ${String(round).padStart(2)}  ${mode.name.padEnd(32)} ${measured.rps.toFixed(0).padStart(7)} req/s  p99 ${measured.p99} ms  server CPU ${measured.cpu.toFixed(1)} µs/request`);
+  const servers = [];
+  for (const mode of modes) servers.push(await start(mode.args, mode.env));
+  for (const server of servers) await load(server.port, WARMUP_SECONDS);
+  for (let cycle = 0; cycle < CYCLES; cycle++) {
+    for (let i = 0; i < modes.length; i++) {
+      const m = (i + cycle) % modes.length;
+      modes[m].slices.push(await slice(servers[m].port));
+    }
   }
+  for (const server of servers) await stop(server.child);
+  const cpuOfRound = (mode) => median(mode.slices.slice(-CYCLES).map((s) => s.cpu)).toFixed(1);
+  console.log(`round ${round}: median server CPU µs/request  ${modes.map((mode) => `${mode.name} ${cpuOfRound(mode)}`).join(' | ')}`);
 }
 await stop(sink.child);
 
-/** Median over the rounds of `of(a round of mode a) / of(the same round of mode b)`. */
-const ratio = (a, b, of) => median(a.rounds.map((r, i) => of(r) / of(b.rounds[i])));
-console.log(`\nHTTP, ${CONNECTIONS} connections, ${SECONDS} s runs after ${WARMUP_SECONDS} s of warm-up, ${ROUNDS} rounds with the modes in rotating order; medians`);
+const figure = (mode, key) => median(mode.slices.map((s) => s[key]));
+/** Median over the cycles of `a`'s figure over `b`'s figure in the same cycle. */
+const paired = (a, b, key) => median(a.slices.map((s, i) => s[key] / b.slices[i][key]));
+const leastDisturbed = (a, b, key) => (key === 'cpu' ? quantile(a.slices.map((s) => s.cpu), 0.1) / quantile(b.slices.map((s) => s.cpu), 0.1) : quantile(a.slices.map((s) => s.rps), 0.9) / quantile(b.slices.map((s) => s.rps), 0.9));
+const comparison = (a, b) =>
+  `throughput ${paired(a, b, 'rps').toFixed(3)} paired, ${leastDisturbed(a, b, 'rps').toFixed(3)} least disturbed; ` +
+  `CPU per request ${paired(a, b, 'cpu').toFixed(3)}x paired, ${leastDisturbed(a, b, 'cpu').toFixed(3)}x least disturbed`;
+
+console.log(`\nHTTP, ${CONNECTIONS} connections, ${ROUNDS} rounds of fresh servers, each ${CYCLES} cycles of ${SLICE_SECONDS} s slices per mode after ${WARMUP_SECONDS} s of warm-up; medians over all slices`);
 console.log(pinned ? `  servers on core ${serverCore}, load generator and sink on the others` : '  not pinned to cores (no taskset or one core): expect more noise');
 for (const m of modes) {
-  const figure = (key) => median(m.rounds.map((r) => r[key]));
-  console.log(`  ${m.name.padEnd(32)} ${figure('rps').toFixed(0).padStart(7)} req/s  p99 ${figure('p99')} ms  server CPU ${figure('cpu').toFixed(1)} µs/request`);
+  console.log(`  ${m.name.padEnd(32)} ${figure(m, 'rps').toFixed(0).padStart(7)} req/s  p99 ${figure(m, 'p99')} ms  server CPU ${figure(m, 'cpu').toFixed(1)} µs/request (10th percentile ${quantile(m.slices.map((s) => s.cpu), 0.1).toFixed(1)})`);
 }
-console.log(`  plain OTel: ${ratio(otel, none, (r) => r.rps).toFixed(3)} of the uninstrumented throughput`);
-for (const svc of svcModes) {
-  console.log(`  ${svc.name}: ${ratio(svc, svc.versus, (r) => r.rps).toFixed(3)} of the throughput of ${svc.versus.name} (target >= 0.97); server CPU per request ${ratio(svc, svc.versus, (r) => r.cpu).toFixed(3)} x`);
-}
+console.log(`  plain OTel against no instrumentation: ${comparison(otel, none)}`);
+for (const svc of svcModes) console.log(`  ${svc.name} against ${svc.versus.name} (target throughput >= 0.97): ${comparison(svc, svc.versus)}`);
