@@ -1,8 +1,9 @@
 /**
  * The span processor: in `onEnding` (the span is complete but still writable) it adds
  * - to server spans, and to internal spans of a decorated or configured operation: the operation
- *   name, its decision metadata and its static baseline;
- * 
+ *   name (when the span is not already named after it), its decision metadata and its static
+ *   baseline;
+
  * - to client spans: the dependency they call and its declared metadata.
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
  * few map lookups and one `setAttributes`. Nothing here throws into the host.
@@ -41,11 +42,14 @@ function durationMs(span: Span): number {
 /**
  * The attributes of an operation span. Decision metadata equal to the configuration default
  * (retryable false, idempotent false, escalation auto_resolve, safe to restart true, no retry
- * delay) is left out: every attribute costs export time on every span (bench/http.mjs), and an
- * absent one reads as the documented default. The static baseline is added when configured.
+ * delay) is left out: every attribute costs export time on every span (bench/export-cost.mjs),
+ * and an absent one reads as the documented default. Likewise the operation name, when the span
+ * is already named after the operation. The static baseline is added when configured.
+ * Undefined when there is nothing to add.
  */
-export function operationAttributes(metadata: OperationMetadata, staticBaseline = true): Attributes {
-  const attributes: Attributes = { [OPERATION.name]: metadata.name };
+export function operationAttributes(metadata: OperationMetadata, { staticBaseline = true, name = true } = {}): Attributes | undefined {
+  const attributes: Attributes = {};
+  if (name) attributes[OPERATION.name] = metadata.name;
   if (metadata.retryable) attributes[OPERATION.retryable] = true;
   if (metadata.retryAfterMs) attributes[OPERATION.retryAfterMs] = metadata.retryAfterMs;
   if (metadata.idempotent) attributes[OPERATION.idempotent] = true;
@@ -59,11 +63,17 @@ export function operationAttributes(metadata: OperationMetadata, staticBaseline 
     if (metadata.expectedLatencyP99Ms !== undefined) attributes[BASELINE.latencyP99Ms] = metadata.expectedLatencyP99Ms;
     if (metadata.expectedErrorRate !== undefined) attributes[BASELINE.errorRate] = metadata.expectedErrorRate;
   }
-  return Object.freeze(attributes);
+  return Object.keys(attributes).length > 0 ? Object.freeze(attributes) : undefined;
+}
+
+/** An operation's attributes for spans named otherwise, and for spans named after it. */
+interface OperationAttributes {
+  readonly withName: Attributes | undefined;
+  readonly withoutName: Attributes | undefined;
 }
 
 export class SvcSpanProcessor implements SpanProcessor {
-  private readonly attributesOf = new WeakMap<OperationMetadata, Attributes>();
+  private readonly attributesOf = new WeakMap<OperationMetadata, OperationAttributes>();
   private namer!: OperationNamer;
   private dependencies!: DependencyMatcher;
   private builtVersion = -1;
@@ -123,7 +133,9 @@ export class SvcSpanProcessor implements SpanProcessor {
   }
 
   private enrichOperation(span: Span, operation: OperationMetadata): void {
-    span.setAttributes(this.cachedAttributes(operation));
+    const cached = this.cachedAttributes(operation);
+    const attributes = span.name === operation.name ? cached.withoutName : cached.withName;
+    if (attributes) span.setAttributes(attributes);
     this.options.analysis?.observeOperation(span, operation, durationMs(span), span.status.code === SpanStatusCode.ERROR);
   }
 
@@ -137,10 +149,11 @@ export class SvcSpanProcessor implements SpanProcessor {
     this.dependencies = new DependencyMatcher(metadata.topology().registry.dependencies(), maxDependencies, this.options.onDependencyOverflow);
   }
 
-  private cachedAttributes(metadata: OperationMetadata): Attributes {
+  private cachedAttributes(metadata: OperationMetadata): OperationAttributes {
     let attributes = this.attributesOf.get(metadata);
     if (!attributes) {
-      attributes = operationAttributes(metadata, this.options.staticBaselineAttributes ?? true);
+      const staticBaseline = this.options.staticBaselineAttributes ?? true;
+      attributes = { withName: operationAttributes(metadata, { staticBaseline }), withoutName: operationAttributes(metadata, { staticBaseline, name: false }) };
       this.attributesOf.set(metadata, attributes);
     }
     return attributes;
