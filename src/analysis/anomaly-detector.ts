@@ -28,6 +28,11 @@ export interface AnomalyDetectorOptions {
   readonly maxOperations?: number;
 }
 
+/** Consecutive anomalous spans of one operation so far. */
+export interface AnomalyRun {
+  length: number;
+}
+
 export interface Anomaly {
   /** Standard deviations from the baseline: of latency (zscore mode) or of log latency (robust mode). */
   readonly zScore: number;
@@ -45,7 +50,7 @@ export class AnomalyDetector {
   readonly threshold: number;
   readonly persistence: number;
   readonly minLatencyDeviationMs: number;
-  private readonly runs: BoundedMap<string, { length: number }>;
+  private readonly runs: BoundedMap<string, AnomalyRun>;
 
   constructor(options: AnomalyDetectorOptions = {}) {
     this.mode = options.mode ?? 'robust';
@@ -57,13 +62,22 @@ export class AnomalyDetector {
 
   /** Checks a span's latency against the baseline window, before the span is recorded in it. */
   check(operation: string, latencyMs: number, stats: Pick<RollingWindow, 'mean' | 'stddev' | 'logMean' | 'logStddev'> | undefined): Anomaly | undefined {
+    return this.checkRun(this.runFor(operation), latencyMs, stats);
+  }
+
+  /** The operation's run of anomalous spans (undefined without persistence or beyond the cap), for callers that keep it. */
+  runFor(operation: string): AnomalyRun | undefined {
+    return this.persistence > 1 ? this.runs.getOrCreate(operation) : undefined;
+  }
+
+  /** `check` with the operation's run at hand. */
+  checkRun(run: AnomalyRun | undefined, latencyMs: number, stats: Pick<RollingWindow, 'mean' | 'stddev' | 'logMean' | 'logStddev'> | undefined): Anomaly | undefined {
     if (!stats) return undefined;
     const zScore =
       this.mode === 'zscore'
         ? (latencyMs - stats.mean) / Math.max(stats.stddev, MIN_STDDEV)
         : (Math.log(Math.max(latencyMs, MIN_LOG_LATENCY_MS)) - stats.logMean) / Math.max(stats.logStddev, MIN_STDDEV);
     const anomalous = Math.abs(zScore) > this.threshold;
-    const run = this.persistence > 1 ? this.runs.getOrCreate(operation) : undefined;
     if (!anomalous) {
       if (run) run.length = 0;
       return undefined;

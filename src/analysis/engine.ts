@@ -23,7 +23,7 @@ import { ANOMALY, BASELINE, SLO } from '../telemetry/attribute-names.js';
 import type { EmitEvent } from '../telemetry/event-log.js';
 import { SvcSpanProcessor, type SpanAnalysis } from '../telemetry/span-processor.js';
 import { reportError } from '../report-error.js';
-import { AnomalyDetector, type AnomalyMode } from './anomaly-detector.js';
+import { AnomalyDetector, type AnomalyMode, type AnomalyRun } from './anomaly-detector.js';
 import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { ChangeTracker } from './change-tracker.js';
@@ -32,8 +32,10 @@ import { CircuitBreakers } from './circuit-breakers.js';
 import { SpanClock, systemClock, type Clock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
 import { HealthAggregator, type HealthAggregatorOptions, type HealthSummary } from './health-aggregator.js';
-import { PATTERN_DESCRIPTIONS, PatternMatcher, type IncidentPattern } from './pattern-matcher.js';
+import type { MinuteHistory } from './minute-history.js';
+import { PATTERN_DESCRIPTIONS, PatternMatcher, type IncidentPattern, type RecentOperation } from './pattern-matcher.js';
 import { RollingBaselineProvider } from './rolling-baseline-provider.js';
+import type { RollingWindow } from './rolling-window.js';
 import { SloTracker, type SloAlert, type SloDefinition, type SloType } from './slo-tracker.js';
 
 export interface EngineOptions {
@@ -78,6 +80,22 @@ const DEFAULT_BASELINE: Baseline = { latencyP50Ms: 100, latencyP99Ms: 1000, erro
 const SNAPSHOT_REFRESH_MS = 1000;
 const SLO_SEVERITY = { INFO: 'INFO', WARNING: 'WARN', CRITICAL: 'ERROR' } as const;
 
+/**
+ * The per-operation parts of the components (which keep them for good), gathered so that a span
+ * costs one lookup instead of one per component, plus the baseline snapshot, refreshed once a
+ * second.
+ */
+interface OperationState {
+  readonly window: RollingWindow | undefined;
+  readonly run: AnomalyRun | undefined;
+  readonly recent: RecentOperation | undefined;
+  readonly history: MinuteHistory | undefined;
+  snapshot: BaselineSnapshot | undefined;
+  snapshotAt: number;
+  /** `svc.baseline.*` from the rolling snapshot (baselines.source rolling). */
+  attributes: Attributes | undefined;
+}
+
 /** What a detection says, for listeners such as the incident tracker. */
 export interface Detection {
   readonly operation: string;
@@ -110,7 +128,7 @@ export class Engine implements SpanAnalysis {
   private readonly anomalyEnabled: boolean;
   private readonly eventIntervalMs: number;
   private readonly baselineSource: 'static' | 'rolling';
-  private readonly snapshots: BoundedMap<string, { snapshot: BaselineSnapshot | undefined; at: number; attributes: Attributes | undefined }>;
+  private readonly operations: BoundedMap<string, OperationState>;
   private readonly lastEvent: BoundedMap<string, { at: number; suppressed: number }>;
   private readonly detectionListeners: ((detection: Detection) => void)[] = [];
   private readonly sloAlertListeners: ((alert: SloAlert) => void)[] = [];
@@ -152,7 +170,15 @@ export class Engine implements SpanAnalysis {
     this.eventIntervalMs = anomaly.eventIntervalMs ?? 60_000;
     this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, minLatencyDeviationMs: anomaly.minLatencyDeviationMs, maxOperations });
     this.errorCategories = new ErrorCategories(maxOperations);
-    this.snapshots = new BoundedMap(maxOperations, () => ({ snapshot: undefined as BaselineSnapshot | undefined, at: Number.NEGATIVE_INFINITY, attributes: undefined as Attributes | undefined }));
+    this.operations = new BoundedMap(maxOperations, (operation): OperationState => ({
+      window: this.rollingBaselines.windowFor(operation),
+      run: this.anomalyDetector.runFor(operation),
+      recent: this.patternMatcher.recentFor(operation),
+      history: this.health.historyFor(operation),
+      snapshot: undefined,
+      snapshotAt: Number.NEGATIVE_INFINITY,
+      attributes: undefined,
+    }));
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
   }
 
@@ -207,10 +233,12 @@ export class Engine implements SpanAnalysis {
   private analyse(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
     if (isError && span) this.errorCategories.record(operation, errorCategoryOf(span.attributes, span.events));
     if (this.observers.size) for (const observer of this.observers) observer(operation, latencyMs, isError);
-    const cached = this.snapshot(operation);
+    const state = this.stateOf(operation);
+    if (!state) return this.analyseUntracked(operation, latencyMs, isError, span);
+    const { window } = state;
     if (this.anomalyEnabled) {
-      const anomaly = this.anomalyDetector.check(operation, latencyMs, this.rollingBaselines.window(operation));
-      const patterns = this.patternMatcher.detectPatterns(operation, latencyMs, isError, cached.snapshot);
+      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, window && window.count >= this.rollingBaselines.minSamples ? window : undefined);
+      const patterns = this.patternMatcher.detectPatterns(operation, latencyMs, isError, state.snapshot, state.recent);
       if (anomaly || patterns.length) {
         span?.setAttributes({
           [ANOMALY.detected]: true,
@@ -222,9 +250,21 @@ export class Engine implements SpanAnalysis {
         if (sustained || patterns.length) this.detected(operation, latencyMs, isError, sustained ? anomaly : undefined, patterns);
       }
     }
-    if (cached.attributes) span?.setAttributes(cached.attributes);
+    if (state.attributes) span?.setAttributes(state.attributes);
+    window?.add(latencyMs, isError);
+    state.history?.add(this.clock.now(), latencyMs, isError);
+    this.recordSlos(operation, latencyMs, isError, span);
+  }
+
+  /** Beyond `max-operations`: the components count the overflow (their maps are as full); the request rate and SLOs still count. */
+  private analyseUntracked(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
     this.rollingBaselines.record(operation, latencyMs, isError);
     this.health.recordSpan(operation, latencyMs, isError);
+    this.patternMatcher.recordLatency(operation, latencyMs);
+    this.recordSlos(operation, latencyMs, isError, span);
+  }
+
+  private recordSlos(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
     if (this.sloTracker.hasSlo(operation)) {
       // svc.slo.* go on the spans that spend error budget, the ones an agent looks at for it.
       const spent = this.sloTracker.record(operation, latencyMs, isError);
@@ -267,19 +307,19 @@ export class Engine implements SpanAnalysis {
     return () => clearInterval(timer);
   }
 
-  private snapshot(operation: string): { snapshot: BaselineSnapshot | undefined; attributes: Attributes | undefined } {
+  /** The operation's state with its snapshot at most a second old; undefined beyond `max-operations`. */
+  private stateOf(operation: string): OperationState | undefined {
+    const state = this.operations.getOrCreate(operation);
     const now = this.clock.now();
-    const entry = this.snapshots.getOrCreate(operation);
-    if (!entry) return { snapshot: this.rollingBaselines.getSnapshot(operation), attributes: undefined };
-    if (now - entry.at >= SNAPSHOT_REFRESH_MS) {
-      entry.at = now;
-      entry.snapshot = this.rollingBaselines.getSnapshot(operation);
-      entry.attributes =
-        this.baselineSource === 'rolling' && entry.snapshot
-          ? Object.freeze({ [BASELINE.latencyP50Ms]: entry.snapshot.p50, [BASELINE.latencyP99Ms]: entry.snapshot.p99, [BASELINE.errorRate]: entry.snapshot.errorRate, [BASELINE.source]: 'rolling' })
+    if (state && now - state.snapshotAt >= SNAPSHOT_REFRESH_MS) {
+      state.snapshotAt = now;
+      state.snapshot = this.rollingBaselines.getSnapshot(operation);
+      state.attributes =
+        this.baselineSource === 'rolling' && state.snapshot
+          ? Object.freeze({ [BASELINE.latencyP50Ms]: state.snapshot.p50, [BASELINE.latencyP99Ms]: state.snapshot.p99, [BASELINE.errorRate]: state.snapshot.errorRate, [BASELINE.source]: 'rolling' })
           : undefined;
     }
-    return entry;
+    return state;
   }
 
   private detected(operation: string, latencyMs: number, isError: boolean, anomaly: { zScore: number; score: number } | undefined, patterns: readonly IncidentPattern[]): void {

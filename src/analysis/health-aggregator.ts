@@ -106,7 +106,12 @@ export class HealthAggregator {
   }
 
   recordSpan(operation: string, latencyMs: number, isError: boolean): void {
-    this.history.getOrCreate(operation)?.add(this.clock.now(), latencyMs, isError);
+    this.historyFor(operation)?.add(this.clock.now(), latencyMs, isError);
+  }
+
+  /** The operation's history, created on first use (undefined beyond the cap), for callers that keep it. */
+  historyFor(operation: string): MinuteHistory | undefined {
+    return this.history.getOrCreate(operation);
   }
 
   recordDependencyCall(dependency: string, latencyMs: number, isError: boolean): void {

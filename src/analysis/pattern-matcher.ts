@@ -90,7 +90,7 @@ const RATE_SECONDS = 60;
 const HEAP_SAMPLES = 30;
 
 /** The last few observations of one operation, with running sums. */
-class RecentOperation {
+export class RecentOperation {
   readonly logLatencies: Float64Array;
   readonly errors: Uint8Array;
   next = 0;
@@ -187,14 +187,15 @@ export class PatternMatcher {
     this.dependencyErrors = new BoundedMap(options.maxDependencies ?? 200, () => ({ at: 0 }));
   }
 
-  private recent(operation: string): RecentOperation | undefined {
+  /** The operation's recent observations, created on first use (undefined beyond the cap), for callers that keep them. */
+  recentFor(operation: string): RecentOperation | undefined {
     return this.operations.getOrCreate(operation);
   }
 
   /** Feeds a successful observation without detection. */
   recordLatency(operation: string, latencyMs: number): void {
     this.rate.add(this.clock.now());
-    this.recent(operation)?.add(latencyMs, false);
+    this.recentFor(operation)?.add(latencyMs, false);
   }
 
   recordDependencyError(dependency: string): void {
@@ -214,11 +215,10 @@ export class PatternMatcher {
     this.heapRising = this.heapGrowsSteadily();
   }
 
-  /** Records the observation, then returns the patterns it completes. */
-  detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
+  /** Records the observation, then returns the patterns it completes; `recent` is `recentFor(operation)` when the caller keeps it. */
+  detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined, recent = this.recentFor(operation)): readonly IncidentPattern[] {
     const now = this.clock.now();
     this.rate.add(now);
-    const recent = this.recent(operation);
     if (!recent) return NO_PATTERNS;
     recent.add(latencyMs, isError);
     const t = this.thresholds;

@@ -19,13 +19,12 @@ export class RollingBaselineProvider implements BaselineProvider {
   }
 
   record(operation: string, latencyMs: number, isError: boolean): void {
-    this.windows.getOrCreate(operation)?.add(latencyMs, isError);
+    this.windowFor(operation)?.add(latencyMs, isError);
   }
 
-  /** The operation's window once it holds `minSamples` observations, for O(1) per-span checks. */
-  window(operation: string): RollingWindow | undefined {
-    const window = this.windows.get(operation);
-    return window && window.count >= this.minSamples ? window : undefined;
+  /** The operation's window, created on first use (undefined beyond the cap), for callers that keep it. */
+  windowFor(operation: string): RollingWindow | undefined {
+    return this.windows.getOrCreate(operation);
   }
 
   getSnapshot(operation: string): BaselineSnapshot | undefined {

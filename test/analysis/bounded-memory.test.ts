@@ -1,6 +1,7 @@
 /**
  * 100k distinct span names: what is tracked stays at the configured caps, memory stays flat
- * between 20k and 100k names, and the overflow is counted and reported.
+ * between 20k and 100k names, and the overflow is counted and reported. An SLO's operation
+ * beyond the cap is still counted against the SLO.
  */
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
@@ -9,6 +10,7 @@ import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { Engine } from '../../src/analysis/engine.js';
+import { SloTracker } from '../../src/analysis/slo-tracker.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -44,4 +46,17 @@ it('tracks at most max-operations and reports the overflow once', () => {
   // 80k more distinct names than at the 20k mark: flat means well under 100 bytes per name.
   const growth = at100k - at20k;
   expect(growth).toBeLessThan(4 * 1024 * 1024);
+});
+
+it('still counts the SLO of an operation that arrives after max-operations are tracked', () => {
+  const clock = new FakeClock();
+  const slos = new SloTracker(clock);
+  slos.register({ name: 'late-availability', operationName: 'GET /late', type: 'AVAILABILITY', target: 0.99 });
+  const engine = new Engine({ clock, maxOperations: 2, sloTracker: slos });
+  engine.observe('GET /a', 5, false);
+  engine.observe('GET /b', 5, false);
+  engine.observe('GET /late', 5, true);
+  engine.observe('GET /late', 5, false);
+  expect(engine.rollingBaselines.overflow).toBe(2);
+  expect(slos.getStatus('late-availability')).toMatchObject({ totalRequests: 2, failedRequests: 1 });
 });
