@@ -3,12 +3,6 @@
 // benchmark can compute CPU per request over its measured window.
 import http from 'node:http';
 
-// BENCH_APP_STATE_MB: long-lived data held like a real service's caches and configuration (about
-// 0.17 MB per 1000 entries). A hello-world heap is so small that V8 keeps its young generation in
-// a cheaper state that a few MB more of anything tips over (docs/analysis.md, "Cost").
-const entries = Math.round(Number(process.env.BENCH_APP_STATE_MB ?? 0) * 6000);
-globalThis.appState = new Map(Array.from({ length: entries }, (_, i) => [`key-${i}`, { id: i, name: `item ${i}`, tags: ['a', 'b'] }]));
-
 let requests = 0;
 const server = http.createServer((req, res) => {
   if (req.url === '/__stats') {

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 10);
 const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
 const WARMUP_SECONDS = 2;
@@ -64,18 +64,14 @@ const telemetryEnv = {
 };
 const otelArgs = ['--import', './bench/otel-plain.mjs', 'bench/hello-server.mjs'];
 const svcArgs = ['--import', './register.mjs', 'bench/hello-server.mjs'];
-// The same server holding 4 MB of application state, as any real service does (see hello-server.mjs).
-const appState = { BENCH_APP_STATE_MB: '4' };
 const none = { name: 'no instrumentation', args: ['bench/hello-server.mjs'], env: {} };
 const otel = { name: 'plain OTel auto-instrumentation', args: otelArgs, env: telemetryEnv };
-const otelWithState = { name: 'plain OTel, 4 MB app state', args: otelArgs, env: { ...telemetryEnv, ...appState } };
 const control = { name: 'plain OTel, a second server', args: otelArgs, env: telemetryEnv, versus: otel };
 const svcModes = [
   { name: '@svc/register, no config', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' }, versus: otel },
   { name: '@svc/register, bench/svc.yml', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' }, versus: otel },
-  { name: 'svc, no config, 4 MB app state', args: svcArgs, env: { ...telemetryEnv, ...appState, SVC_CONFIG_FILE: 'bench/empty.yml' }, versus: otelWithState },
 ];
-const modes = [none, otel, control, otelWithState, ...svcModes];
+const modes = [none, otel, control, ...svcModes];
 
 /** One slice of load on one server: throughput, p99 and the server's CPU per request. */
 async function slice(port) {
