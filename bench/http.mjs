@@ -66,7 +66,7 @@ const otelArgs = ['--import', './bench/otel-plain.mjs', 'bench/hello-server.mjs'
 const svcArgs = ['--import', './register.mjs', 'bench/hello-server.mjs'];
 const none = { name: 'no instrumentation', args: ['bench/hello-server.mjs'], env: {} };
 const otel = { name: 'plain OTel auto-instrumentation', args: otelArgs, env: telemetryEnv };
-const control = { name: 'plain OTel, a second server', args: otelArgs, env: telemetryEnv, versus: otel };
+const control = { name: 'plain OTel, a second server', args: otelArgs, env: telemetryEnv };
 const svcModes = [
   { name: '@svc/register, no config', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' }, versus: otel },
   { name: '@svc/register, bench/svc.yml', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' }, versus: otel },

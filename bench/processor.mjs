@@ -24,65 +24,56 @@ const routes = Array.from({ length: OPERATIONS }, (_, i) => (i === 0 ? '/orders/
 const serverAttributes = routes.map((route) => ({ 'http.request.method': 'GET', 'http.route': route, 'url.path': route.replace(':id', '42') }));
 const clientAttributes = { 'server.address': 'inventory.internal', 'server.port': 8080, 'http.request.method': 'GET' };
 
-/** ns per span for one batch: 4 server spans for each client span, latencies 5-45 ms. */
-function batch(tracer) {
+/**
+ * ns per span over `count` spans: 4 server spans (cycling through the operations) for each client
+ * span, latencies 5-45 ms. `between`, when given, runs before each span and is not timed.
+ */
+function batch(tracer, count, between) {
   let t = Date.now() - 60_000;
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < BATCH; i++) {
+  let servers = 0;
+  let timed = 0n;
+  let start = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) {
+    if (between) {
+      timed += process.hrtime.bigint() - start;
+      between();
+      start = process.hrtime.bigint();
+    }
     const client = i % 5 === 4;
-    const span = tracer.startSpan('GET', { kind: client ? SpanKind.CLIENT : SpanKind.SERVER, startTime: t, attributes: client ? clientAttributes : serverAttributes[i % OPERATIONS] });
+    const span = tracer.startSpan('GET', { kind: client ? SpanKind.CLIENT : SpanKind.SERVER, startTime: t, attributes: client ? clientAttributes : serverAttributes[servers++ % OPERATIONS] });
     span.end(t + 5 + (i % 41));
     t += 1;
   }
-  return Number(process.hrtime.bigint() - start) / BATCH;
+  timed += process.hrtime.bigint() - start;
+  return Number(timed) / count;
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-for (let i = 0; i < 10; i++) {
-  batch(withSvc);
-  batch(bare);
+/** Medians of `batches` interleaved batches per side, after 10 of warm-up. */
+function measure(batches, count, between) {
+  const svc = [];
+  const bareNs = [];
+  for (let i = 0; i < 10 + batches; i++) {
+    const s = batch(withSvc, count, between);
+    const b = batch(bare, count, between);
+    if (i >= 10) svc.push(s), bareNs.push(b);
+  }
+  return { svc: median(svc), bare: median(bareNs) };
 }
-const svcRuns = [];
-const bareRuns = [];
-for (let i = 0; i < BATCHES; i++) {
-  svcRuns.push(batch(withSvc));
-  bareRuns.push(batch(bare));
-}
-const svcNs = median(svcRuns);
-const bareNs = median(bareRuns);
-console.log(`span processor, ${(BATCHES * BATCH).toLocaleString('en')} spans per side (${OPERATIONS} operations, 1 in 5 a client span)`);
-console.log(`  span start+end with a no-op processor  median ${bareNs.toFixed(0)} ns/span`);
-console.log(`  span start+end with svc's processor    median ${svcNs.toFixed(0)} ns/span`);
-console.log(`  svc's processor alone (difference)     median ${(svcNs - bareNs).toFixed(0)} ns/span  (target < 1000 ns)`);
 
-// The same spans with a request's work between them; each span is timed on its own.
+const warm = measure(BATCHES, BATCH);
+console.log(`span processor, ${(BATCHES * BATCH).toLocaleString('en')} spans per side (${OPERATIONS} operations, 1 in 5 a client span)`);
+console.log(`  span start+end with a no-op processor  median ${warm.bare.toFixed(0)} ns/span`);
+console.log(`  span start+end with svc's processor    median ${warm.svc.toFixed(0)} ns/span`);
+console.log(`  svc's processor alone (difference)     median ${(warm.svc - warm.bare).toFixed(0)} ns/span  (target < 1000 ns)`);
+
 const disturbance = new Uint8Array(512 * 1024);
-let requestObjects;
+let requestObjects; // kept until the next span, as a request keeps its objects while its span ends
 function requestWork() {
   for (let i = 0; i < disturbance.length; i += 64) disturbance[i]++;
   requestObjects = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `item ${i}`, tags: [i, i + 1] }));
 }
-function coldBatch(tracer) {
-  let t = Date.now() - 60_000;
-  let total = 0n;
-  for (let i = 0; i < 200; i++) {
-    requestWork();
-    const client = i % 5 === 4;
-    const start = process.hrtime.bigint();
-    const span = tracer.startSpan('GET', { kind: client ? SpanKind.CLIENT : SpanKind.SERVER, startTime: t, attributes: client ? clientAttributes : serverAttributes[i % OPERATIONS] });
-    span.end(t + 5 + (i % 41));
-    total += process.hrtime.bigint() - start;
-    t += 1;
-  }
-  return Number(total) / 200;
-}
-const coldSvc = [];
-const coldBare = [];
-for (let i = 0; i < 110; i++) {
-  const svc = coldBatch(withSvc);
-  const bareNs = coldBatch(bare);
-  if (i >= 10) coldSvc.push(svc), coldBare.push(bareNs);
-}
-console.log(`with a request's work between spans (0.5 MB touched, ~20 KB allocated), ${(coldSvc.length * 200).toLocaleString('en')} spans per side`);
-console.log(`  svc's processor alone (difference)     median ${(median(coldSvc) - median(coldBare)).toFixed(0)} ns/span`);
+const disturbed = measure(100, 200, requestWork);
+console.log(`with a request's work between spans (0.5 MB touched, ~20 KB allocated), ${(100 * 200).toLocaleString('en')} spans per side`);
+console.log(`  svc's processor alone (difference)     median ${(disturbed.svc - disturbed.bare).toFixed(0)} ns/span`);

@@ -28,6 +28,9 @@ export interface AnomalyDetectorOptions {
   readonly maxOperations?: number;
 }
 
+/** What a check reads of the baseline window. */
+type BaselineStats = Pick<RollingWindow, 'mean' | 'stddev' | 'logMean' | 'logStddev'>;
+
 /** Consecutive anomalous spans of one operation so far. */
 export interface AnomalyRun {
   length: number;
@@ -61,7 +64,7 @@ export class AnomalyDetector {
   }
 
   /** Checks a span's latency against the baseline window, before the span is recorded in it. */
-  check(operation: string, latencyMs: number, stats: Pick<RollingWindow, 'mean' | 'stddev' | 'logMean' | 'logStddev'> | undefined): Anomaly | undefined {
+  check(operation: string, latencyMs: number, stats: BaselineStats | undefined): Anomaly | undefined {
     return this.checkRun(this.runFor(operation), latencyMs, stats);
   }
 
@@ -71,7 +74,7 @@ export class AnomalyDetector {
   }
 
   /** `check` with the operation's run at hand. */
-  checkRun(run: AnomalyRun | undefined, latencyMs: number, stats: Pick<RollingWindow, 'mean' | 'stddev' | 'logMean' | 'logStddev'> | undefined): Anomaly | undefined {
+  checkRun(run: AnomalyRun | undefined, latencyMs: number, stats: BaselineStats | undefined): Anomaly | undefined {
     if (!stats) return undefined;
     const zScore =
       this.mode === 'zscore'

@@ -1,7 +1,8 @@
 /**
  * A Map that holds at most `capacity` keys: a key beyond that is not stored, and the overflow is
  * counted and reported once. Used for everything keyed by operation or dependency name. The
- * factory is given once, so the per-span `getOrCreate` allocates no closure.
+ * factory is given once, so the per-span `getOrCreate` allocates no closure. Entries are never
+ * removed, so callers may keep a value (the engine keeps each operation's, see OperationState).
  */
 export class BoundedMap<K, V> {
   private readonly entries = new Map<K, V>();
@@ -37,10 +38,6 @@ export class BoundedMap<K, V> {
     value = this.create(key);
     this.entries.set(key, value);
     return value;
-  }
-
-  delete(key: K): boolean {
-    return this.entries.delete(key);
   }
 
   keys(): IterableIterator<K> {

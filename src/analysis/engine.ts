@@ -66,6 +66,7 @@ export interface EngineOptions {
     readonly minLatencyDeviationMs?: number;
     readonly eventIntervalMs?: number;
   };
+  /** Operations analysed (default 1000); components passed in should have the same cap, as the ones the engine builds do. */
   readonly maxOperations?: number;
   readonly historyMinutes?: number;
   /** Minutes operation health is measured over (default 5). */
@@ -172,8 +173,8 @@ export class Engine implements SpanAnalysis {
     this.errorCategories = new ErrorCategories(maxOperations);
     this.operations = new BoundedMap(maxOperations, (operation): OperationState => ({
       window: this.rollingBaselines.windowFor(operation),
-      run: this.anomalyDetector.runFor(operation),
-      recent: this.patternMatcher.recentFor(operation),
+      run: this.anomalyEnabled ? this.anomalyDetector.runFor(operation) : undefined,
+      recent: this.anomalyEnabled ? this.patternMatcher.recentFor(operation) : undefined,
       history: this.health.historyFor(operation),
       snapshot: undefined,
       snapshotAt: Number.NEGATIVE_INFINITY,
@@ -237,8 +238,8 @@ export class Engine implements SpanAnalysis {
     if (!state) return this.analyseUntracked(operation, latencyMs, isError, span);
     const { window } = state;
     if (this.anomalyEnabled) {
-      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, window && window.count >= this.rollingBaselines.minSamples ? window : undefined);
-      const patterns = this.patternMatcher.detectPatterns(operation, latencyMs, isError, state.snapshot, state.recent);
+      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, this.rollingBaselines.isBaseline(window) ? window : undefined);
+      const patterns = this.patternMatcher.detectPatternsWith(state.recent, operation, latencyMs, isError, state.snapshot);
       if (anomaly || patterns.length) {
         span?.setAttributes({
           [ANOMALY.detected]: true,
@@ -256,11 +257,11 @@ export class Engine implements SpanAnalysis {
     this.recordSlos(operation, latencyMs, isError, span);
   }
 
-  /** Beyond `max-operations`: the components count the overflow (their maps are as full); the request rate and SLOs still count. */
+  /** Beyond `maxOperations`: the components count the overflow (their maps are as full); the request rate and SLOs still count. */
   private analyseUntracked(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
     this.rollingBaselines.record(operation, latencyMs, isError);
     this.health.recordSpan(operation, latencyMs, isError);
-    this.patternMatcher.recordLatency(operation, latencyMs);
+    if (this.anomalyEnabled) this.patternMatcher.recordLatency(operation, latencyMs);
     this.recordSlos(operation, latencyMs, isError, span);
   }
 
@@ -307,7 +308,7 @@ export class Engine implements SpanAnalysis {
     return () => clearInterval(timer);
   }
 
-  /** The operation's state with its snapshot at most a second old; undefined beyond `max-operations`. */
+  /** The operation's state with its snapshot at most a second old; undefined beyond `maxOperations`. */
   private stateOf(operation: string): OperationState | undefined {
     const state = this.operations.getOrCreate(operation);
     const now = this.clock.now();

@@ -215,8 +215,13 @@ export class PatternMatcher {
     this.heapRising = this.heapGrowsSteadily();
   }
 
-  /** Records the observation, then returns the patterns it completes; `recent` is `recentFor(operation)` when the caller keeps it. */
-  detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined, recent = this.recentFor(operation)): readonly IncidentPattern[] {
+  /** Records the observation, then returns the patterns it completes. */
+  detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
+    return this.detectPatternsWith(this.recentFor(operation), operation, latencyMs, isError, snapshot);
+  }
+
+  /** `detectPatterns` with the operation's `recentFor(operation)` at hand. */
+  detectPatternsWith(recent: RecentOperation | undefined, operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
     const now = this.clock.now();
     this.rate.add(now);
     if (!recent) return NO_PATTERNS;

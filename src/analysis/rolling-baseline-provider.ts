@@ -27,9 +27,14 @@ export class RollingBaselineProvider implements BaselineProvider {
     return this.windows.getOrCreate(operation);
   }
 
+  /** Whether a window holds the `minSamples` observations a baseline needs. */
+  isBaseline(window: RollingWindow | undefined): window is RollingWindow {
+    return window !== undefined && window.count >= this.minSamples;
+  }
+
   getSnapshot(operation: string): BaselineSnapshot | undefined {
     const window = this.windows.get(operation);
-    if (!window || window.count < this.minSamples) return undefined;
+    if (!this.isBaseline(window)) return undefined;
     const stats = window.stats();
     const [p50, p99] = window.percentiles(0.5, 0.99) as [number, number];
     return { p50, p99, mean: stats.mean, stddev: stats.stddev, errorRate: stats.errorRate, sampleCount: stats.count, confidence: confidenceOf(stats.count) };

@@ -3,7 +3,6 @@
  * - to server spans, and to internal spans of a decorated or configured operation: the operation
  *   name (when the span is not already named after it), its decision metadata and its static
  *   baseline;
-
  * - to client spans: the dependency they call and its declared metadata.
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
  * few map lookups and one `setAttributes`. Nothing here throws into the host.

@@ -103,6 +103,19 @@ describe('baselines.source', () => {
   });
 });
 
+describe('reset baseline', () => {
+  it('forgets the window the span path uses: no anomaly until min-samples new spans, then against the new latency', () => {
+    const h = engineHarness();
+    for (let i = 0; i < 50; i++) h.request('/r', 10 + (i % 3));
+    expect(h.request('/r', 400)).toHaveProperty('svc.anomaly.detected', true);
+    expect(h.engine.rollingBaselines.reset('GET /r')).toBe(true);
+    for (let i = 0; i < 9; i++) expect(h.request('/r', 400 + (i % 3))).not.toHaveProperty('svc.anomaly.detected');
+    h.request('/r', 401);
+    expect(h.request('/r', 400)).not.toHaveProperty('svc.anomaly.detected');
+    expect(h.request('/r', 10)).toHaveProperty('svc.anomaly.detected', true);
+  });
+});
+
 describe('service status', () => {
   it('is DEGRADED while an operation is elevated against its baseline, with the reason', () => {
     const h = engineHarness({ staticBaselines: new Map([['GET /s', { latencyP50Ms: 20, latencyP99Ms: 50, errorRate: 0.01 }]]) });
