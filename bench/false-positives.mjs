@@ -5,19 +5,9 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { FakeClock } from '../dist/analysis/clock.js';
 import { Engine } from '../dist/analysis/engine.js';
+import { lognormal, seededRandom } from '../test/support/random.ts';
 
 const SPANS = 100_000;
-
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function measure(mode) {
   const clock = new FakeClock();
@@ -28,12 +18,12 @@ function measure(mode) {
   let flagged = 0;
   const counter = { onStart() {}, onEnd(span) { if (span.attributes['svc.anomaly.detected']) flagged++; }, forceFlush: async () => {}, shutdown: async () => {} };
   const tracer = new TracerProvider({ spanProcessors: [engine.createSpanProcessor(), counter] }).getTracer('bench');
-  const next = random(42);
+  const next = seededRandom(42);
+  const steadyLatency = lognormal(next, 25, 0.5);
   clock.advance(120_000);
   for (let i = 0; i < SPANS; i++) {
-    const u = Math.max(next(), 1e-12);
-    const normal = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
-    const latency = next() < 0.001 ? 25 * 40 : 25 * Math.exp(0.5 * normal);
+    const steady = steadyLatency();
+    const latency = next() < 0.001 ? 25 * 40 : steady;
     const start = clock.now();
     const span = tracer.startSpan('GET', { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.request.method': 'GET', 'http.route': i % 2 ? '/orders/:id' : '/cart' } });
     if (next() < 0.002) span.setStatus({ code: SpanStatusCode.ERROR });
