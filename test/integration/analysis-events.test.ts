@@ -45,7 +45,8 @@ it('emits SLO budget alerts by tier, an error-rate spike and the dependency stat
   expect(events('svc.dependency.state_change')[0]!.body).toMatchObject({ dependency: 'inventory-service', previous_state: 'healthy' });
   expect(events('svc.anomaly.detected').map((e) => (e.body as Record<string, unknown>).pattern)).toContain('error_rate_spike');
 
-  const failing = receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === '/orders/missing')!;
+  // Spans and log records are exported by separate batch processors: the span may come later.
+  const failing = await receiver.waitFor(() => receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === '/orders/missing'));
   expect(failing.attributes).toMatchObject({ 'svc.slo.name': 'orders-availability', 'svc.slo.target': 0.9 });
   expect(failing.attributes['svc.slo.budget_remaining']).toBeLessThan(1);
 });
