@@ -98,6 +98,16 @@ export const durationType: ValueType<number> = {
   },
 };
 
+/** A duration above zero: for latencies and windows that 0 would make meaningless. */
+export const positiveDurationType: ValueType<number> = {
+  accepts: 'a duration above 0 with suffix ms, s or m (for example 250ms, 1.5s, 2m)',
+  parse(raw) {
+    const ms = durationType.parse(raw);
+    if (ms <= 0) throw new ValueError(`${describe(raw)} is not above 0`);
+    return ms;
+  },
+};
+
 const LONG_DURATION = /^\s*(\d+(?:\.\d+)?)\s*(m|h|d)\s*$/;
 const LONG_UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
