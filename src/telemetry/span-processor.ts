@@ -5,7 +5,7 @@
  *   baseline;
  * - to client spans: the dependency they call and its declared metadata.
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
- * few map lookups and one `setAttributes`. Nothing here throws into the host.
+ * few map lookups and at most one `setAttributes`. Nothing here throws into the host.
  */
 import { SpanKind, SpanStatusCode, type Attributes, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
