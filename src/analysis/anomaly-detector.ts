@@ -13,6 +13,7 @@
  * In both modes anomaly_score = min(1, |z| / 4).
  */
 import { BoundedMap } from './bounded-map.js';
+import { logLatency } from './log-latency.js';
 import type { RollingWindow } from './rolling-window.js';
 
 export type AnomalyMode = 'robust' | 'zscore';
@@ -46,7 +47,6 @@ export interface Anomaly {
 
 const SCORE_NORMALIZER = 4;
 const MIN_STDDEV = 1e-9;
-const MIN_LOG_LATENCY_MS = 0.001;
 
 export class AnomalyDetector {
   readonly mode: AnomalyMode;
@@ -65,7 +65,7 @@ export class AnomalyDetector {
 
   /** Checks a span's latency against the baseline window, before the span is recorded in it. */
   check(operation: string, latencyMs: number, stats: BaselineStats | undefined): Anomaly | undefined {
-    return this.checkRun(this.runFor(operation), latencyMs, stats);
+    return this.checkRun(this.runFor(operation), latencyMs, logLatency(latencyMs), stats);
   }
 
   /** The operation's run of anomalous spans (undefined without persistence or beyond the cap), for callers that keep it. */
@@ -73,13 +73,13 @@ export class AnomalyDetector {
     return this.persistence > 1 ? this.runs.getOrCreate(operation) : undefined;
   }
 
-  /** `check` with the operation's run at hand. */
-  checkRun(run: AnomalyRun | undefined, latencyMs: number, stats: BaselineStats | undefined): Anomaly | undefined {
+  /** `check` with the operation's run and the span's `logLatency(latencyMs)` at hand. */
+  checkRun(run: AnomalyRun | undefined, latencyMs: number, log: number, stats: BaselineStats | undefined): Anomaly | undefined {
     if (!stats) return undefined;
     const zScore =
       this.mode === 'zscore'
         ? (latencyMs - stats.mean) / Math.max(stats.stddev, MIN_STDDEV)
-        : (Math.log(Math.max(latencyMs, MIN_LOG_LATENCY_MS)) - stats.logMean) / Math.max(stats.logStddev, MIN_STDDEV);
+        : (log - stats.logMean) / Math.max(stats.logStddev, MIN_STDDEV);
     const anomalous = Math.abs(zScore) > this.threshold;
     if (!anomalous) {
       if (run) run.length = 0;

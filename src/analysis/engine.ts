@@ -32,6 +32,7 @@ import { CircuitBreakers } from './circuit-breakers.js';
 import { SpanClock, systemClock, type Clock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
 import { HealthAggregator, type HealthAggregatorOptions, type HealthSummary } from './health-aggregator.js';
+import { logLatency } from './log-latency.js';
 import type { MinuteHistory } from './minute-history.js';
 import { PATTERN_DESCRIPTIONS, PatternMatcher, type IncidentPattern, type RecentOperation } from './pattern-matcher.js';
 import { RollingBaselineProvider } from './rolling-baseline-provider.js';
@@ -237,9 +238,10 @@ export class Engine implements SpanAnalysis {
     const state = this.stateOf(operation);
     if (!state) return this.analyseUntracked(operation, latencyMs, isError, span);
     const { window } = state;
+    const log = logLatency(latencyMs);
     if (this.anomalyEnabled) {
-      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, this.rollingBaselines.isBaseline(window) ? window : undefined);
-      const patterns = this.patternMatcher.detectPatternsWith(state.recent, operation, latencyMs, isError, state.snapshot);
+      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, log, this.rollingBaselines.isBaseline(window) ? window : undefined);
+      const patterns = this.patternMatcher.detectPatternsWith(state.recent, operation, latencyMs, log, isError, state.snapshot);
       if (anomaly || patterns.length) {
         span?.setAttributes({
           [ANOMALY.detected]: true,
@@ -252,8 +254,8 @@ export class Engine implements SpanAnalysis {
       }
     }
     if (state.attributes) span?.setAttributes(state.attributes);
-    window?.add(latencyMs, isError);
-    state.history?.add(this.clock.now(), latencyMs, isError);
+    window?.add(latencyMs, isError, log);
+    state.history?.add(this.clock.now(), latencyMs, isError, log);
     this.recordSlos(operation, latencyMs, isError, span);
   }
 

@@ -7,10 +7,12 @@ const BASE_MS = 0.01;
 const RATIO = 1.25;
 export const HISTOGRAM_BUCKETS = 75;
 const LOG_RATIO = Math.log(RATIO);
+const LOG_BASE = Math.log(BASE_MS);
 
-export function bucketOf(latencyMs: number): number {
-  if (latencyMs <= BASE_MS) return 0;
-  return Math.min(HISTOGRAM_BUCKETS - 1, Math.floor(Math.log(latencyMs / BASE_MS) / LOG_RATIO));
+/** The bucket of a latency, from its `logLatency`. */
+export function bucketOfLog(logLatency: number): number {
+  if (logLatency <= LOG_BASE) return 0;
+  return Math.min(HISTOGRAM_BUCKETS - 1, Math.floor((logLatency - LOG_BASE) / LOG_RATIO));
 }
 
 /** The geometric middle of a bucket, the value a percentile in it reads as. */

@@ -3,7 +3,8 @@
  * a latency histogram per minute, in a ring. Trend analysis reads it; health reads its last few
  * minutes. A minute without traffic allocates nothing.
  */
-import { bucketOf, histogramPercentile, newHistogram } from './latency-histogram.js';
+import { bucketOfLog, histogramPercentile, newHistogram } from './latency-histogram.js';
+import { logLatency } from './log-latency.js';
 
 const MINUTE_MS = 60_000;
 
@@ -32,7 +33,8 @@ export class MinuteHistory {
     this.ring = Array.from({ length: minutes }, () => ({ start: -1, count: 0, errors: 0, sumMs: 0, histogram: undefined }));
   }
 
-  add(now: number, latencyMs: number, isError: boolean): void {
+  /** `log` is `logLatency(latencyMs)`, for callers that have it already. */
+  add(now: number, latencyMs: number, isError: boolean, log = logLatency(latencyMs)): void {
     const start = Math.floor(now / MINUTE_MS) * MINUTE_MS;
     const slot = this.ring[(start / MINUTE_MS) % this.minutes]!;
     if (slot.start !== start) {
@@ -43,7 +45,7 @@ export class MinuteHistory {
     slot.count++;
     slot.sumMs += latencyMs;
     if (isError) slot.errors++;
-    (slot.histogram ??= newHistogram())[bucketOf(latencyMs)]!++;
+    (slot.histogram ??= newHistogram())[bucketOfLog(log)]!++;
   }
 
   /** The minutes of the last `count` minutes (oldest first) that saw traffic. */

@@ -18,6 +18,7 @@
 import type { BaselineProvider, BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { systemClock, type Clock } from './clock.js';
+import { logLatency } from './log-latency.js';
 
 export const INCIDENT_PATTERNS = ['cascade_failure', 'memory_leak', 'thundering_herd', 'cold_start', 'error_rate_spike', 'latency_degradation'] as const;
 export type IncidentPattern = (typeof INCIDENT_PATTERNS)[number];
@@ -89,39 +90,42 @@ const HERD_RECENT_SECONDS = 5;
 const RATE_SECONDS = 60;
 const HEAP_SAMPLES = 30;
 
-/** The last few observations of one operation, with running sums. */
+/**
+ * The last few observations of one operation, with running sums. The log-latency sum and the
+ * observations share one buffer, as in RollingWindow: one cache line fewer per span than a double
+ * field (a separate heap box) and a second array.
+ */
 export class RecentOperation {
-  readonly logLatencies: Float64Array;
-  readonly errors: Uint8Array;
-  next = 0;
+  /** The sum of the log latencies at 0, then per observation its log latency and 1 for an error. */
+  private readonly data: Float64Array;
+  private next = 0;
   size = 0;
-  logSum = 0;
-  errorCount = 0;
+  private errorCount = 0;
   seen = 0;
   inErrorSpike = false;
 
-  constructor(capacity: number) {
-    this.logLatencies = new Float64Array(capacity);
-    this.errors = new Uint8Array(capacity);
+  constructor(readonly capacity: number) {
+    this.data = new Float64Array(1 + 2 * capacity);
   }
 
-  add(latencyMs: number, isError: boolean): void {
-    const capacity = this.logLatencies.length;
-    if (this.size === capacity) {
-      this.logSum -= this.logLatencies[this.next]!;
-      this.errorCount -= this.errors[this.next]!;
+  /** `log` is the observation's `logLatency`. */
+  add(log: number, isError: boolean): void {
+    const data = this.data;
+    const at = 1 + 2 * this.next;
+    if (this.size === this.capacity) {
+      data[0] -= data[at]!;
+      this.errorCount -= data[at + 1]!;
     } else this.size++;
-    const log = Math.log(Math.max(latencyMs, 0.001));
-    this.logLatencies[this.next] = log;
-    this.errors[this.next] = isError ? 1 : 0;
-    this.logSum += log;
+    data[at] = log;
+    data[at + 1] = isError ? 1 : 0;
+    data[0] += log;
     if (isError) this.errorCount++;
-    this.next = (this.next + 1) % capacity;
+    this.next = this.next + 1 === this.capacity ? 0 : this.next + 1;
     this.seen++;
   }
 
   geometricMean(): number {
-    return Math.exp(this.logSum / this.size);
+    return Math.exp(this.data[0]! / this.size);
   }
 
   errorRate(): number {
@@ -195,7 +199,7 @@ export class PatternMatcher {
   /** Feeds a successful observation without detection. */
   recordLatency(operation: string, latencyMs: number): void {
     this.rate.add(this.clock.now());
-    this.recentFor(operation)?.add(latencyMs, false);
+    this.recentFor(operation)?.add(logLatency(latencyMs), false);
   }
 
   recordDependencyError(dependency: string): void {
@@ -217,15 +221,15 @@ export class PatternMatcher {
 
   /** Records the observation, then returns the patterns it completes. */
   detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
-    return this.detectPatternsWith(this.recentFor(operation), operation, latencyMs, isError, snapshot);
+    return this.detectPatternsWith(this.recentFor(operation), operation, latencyMs, logLatency(latencyMs), isError, snapshot);
   }
 
-  /** `detectPatterns` with the operation's `recentFor(operation)` at hand. */
-  detectPatternsWith(recent: RecentOperation | undefined, operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
+  /** `detectPatterns` with the operation's `recentFor(operation)` and the span's `logLatency(latencyMs)` at hand. */
+  detectPatternsWith(recent: RecentOperation | undefined, operation: string, latencyMs: number, log: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
     const now = this.clock.now();
     this.rate.add(now);
     if (!recent) return NO_PATTERNS;
-    recent.add(latencyMs, isError);
+    recent.add(log, isError);
     const t = this.thresholds;
     let found: IncidentPattern[] | undefined;
     const staticBaseline = snapshot ? undefined : this.options.staticBaselines?.getBaseline(operation);
@@ -257,7 +261,7 @@ export class PatternMatcher {
       if (lastSeconds >= t.herdMinRequests && lastSeconds >= t.herdRateMultiplier * Math.max(usual, 1)) (found ??= []).push('thundering_herd');
     }
 
-    if (now - this.processStartMs <= t.coldStartWindowMs && recent.seen <= t.coldStartRequests) {
+    if (recent.seen <= t.coldStartRequests && now - this.processStartMs <= t.coldStartWindowMs) {
       const staticP50 = this.options.staticBaselines?.getBaseline(operation)?.latencyP50Ms;
       const limit = staticP50 !== undefined ? t.coldStartFactor * staticP50 : t.coldStartLatencyMs;
       if (latencyMs >= limit) (found ??= []).push('cold_start');

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider } from '../../src/analysis/baseline.js';
 import { RollingBaselineProvider } from '../../src/analysis/rolling-baseline-provider.js';
+import { logLatency } from '../../src/analysis/log-latency.js';
+import { RecentOperation } from '../../src/analysis/pattern-matcher.js';
 import { RollingWindow } from '../../src/analysis/rolling-window.js';
 import { lognormal, seededRandom } from '../support/random.js';
 
@@ -35,6 +37,24 @@ describe('RollingWindow', () => {
     expect(stats.errorRate).toBeCloseTo(last.filter((_, i) => (2245 + i) % 10 === 0).length / 100, 9);
     const sorted = [...last].sort((a, b) => a - b);
     expect(window.percentiles(0.5, 0.99)).toEqual([sorted[49], sorted[98]]);
+  });
+});
+
+describe("RecentOperation (the pattern matcher's recent window)", () => {
+  it('keeps the geometric mean and error rate of exactly the last `capacity` observations', () => {
+    const latency = lognormal(seededRandom(2), 20, 0.5);
+    const recent = new RecentOperation(20);
+    const all: { value: number; isError: boolean }[] = [];
+    for (let i = 0; i < 137; i++) {
+      const observation = { value: latency(), isError: i % 7 === 0 };
+      all.push(observation);
+      recent.add(logLatency(observation.value), observation.isError);
+    }
+    const last = all.slice(-20);
+    expect(recent.size).toBe(20);
+    expect(recent.seen).toBe(137);
+    expect(recent.geometricMean()).toBeCloseTo(Math.exp(direct(last.map((o) => o.value)).logMean), 9);
+    expect(recent.errorRate()).toBe(last.filter((o) => o.isError).length / 20);
   });
 });
 
