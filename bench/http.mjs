@@ -12,6 +12,10 @@
 // contention only ever adds time; each is printed, neither is chosen after the fact. A second,
 // identical plain OTel server is compared with the first the same way: what that ratio misses
 // 1.000 by is the method's own noise in this run.
+// Identical fresh processes still differ by up to ~15 % in CPU per request (layout, JIT and GC
+// state), more than the 3 % target. So one more server runs svc switched on and off by a signal
+// (bench/svc-switch.mjs), in two back-to-back slices per cycle: that pair compares svc with plain
+// OTel inside one process, where those per-process differences cancel out.
 // Traces of all instrumented modes go to one discarding OTLP sink. Where `taskset` exists, the
 // servers run on the last core and the load generator and the sink on the others.
 import { spawn, spawnSync } from 'node:child_process';
@@ -20,8 +24,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const CYCLES = Number(process.env.BENCH_CYCLES ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 6);
 const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 2);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 16;
@@ -37,10 +41,26 @@ function start(args, env = {}, { server = true } = {}) {
     child.stdout.on('data', (chunk) => {
       out += chunk;
       const match = /LISTENING (\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
+      if (match) resolve({ child, port: Number(match[1]), switchedOn: true });
     });
     child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
+}
+
+/** Switches svc on or off in a server started with bench/svc-switch.mjs; resolves once it says so. */
+async function setSwitch(server, on) {
+  if (server.switchedOn === on) return;
+  const said = new Promise((resolve) => {
+    const listen = (chunk) => {
+      if (!String(chunk).includes(`SVC_SWITCH ${on ? 'on' : 'off'}`)) return;
+      server.child.stdout.off('data', listen);
+      resolve();
+    };
+    server.child.stdout.on('data', listen);
+  });
+  server.child.kill('SIGUSR2');
+  await said;
+  server.switchedOn = on;
 }
 
 async function stop(child) {
@@ -71,7 +91,12 @@ const svcModes = [
   { name: '@svc/register, no config', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' }, versus: otel },
   { name: '@svc/register, bench/svc.yml', args: svcArgs, env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/svc.yml' }, versus: otel },
 ];
-const modes = [none, otel, control, ...svcModes];
+const switchedServer = { args: ['--import', './register.mjs', '--import', './bench/svc-switch.mjs', 'bench/hello-server.mjs'], env: { ...telemetryEnv, SVC_CONFIG_FILE: 'bench/empty.yml' } };
+const switchedOn = { name: '@svc/register, no config, on', server: switchedServer, on: true };
+const switchedOff = { name: 'the same process, svc off', server: switchedServer, on: false };
+const modes = [none, otel, control, ...svcModes, switchedOn, switchedOff];
+/** What a cycle runs in rotating order: one slice per server, two back-to-back for the switched one. */
+const slots = [none, otel, control, ...svcModes, switchedServer];
 
 /** One slice of load on one server: throughput, p99 and the server's CPU per request. */
 async function slice(port) {
@@ -83,16 +108,24 @@ async function slice(port) {
 
 for (const mode of modes) mode.slices = [];
 for (let round = 1; round <= ROUNDS; round++) {
-  const servers = [];
-  for (const mode of modes) servers.push(await start(mode.args, mode.env));
-  for (const server of servers) await load(server.port, WARMUP_SECONDS);
+  const servers = new Map();
+  for (const slot of slots) servers.set(slot, await start(slot.args, slot.env));
+  for (const server of servers.values()) await load(server.port, WARMUP_SECONDS);
   for (let cycle = 0; cycle < CYCLES; cycle++) {
-    for (let i = 0; i < modes.length; i++) {
-      const m = (i + cycle) % modes.length;
-      modes[m].slices.push(await slice(servers[m].port));
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[(i + cycle) % slots.length];
+      const server = servers.get(slot);
+      if (slot !== switchedServer) {
+        slot.slices.push(await slice(server.port));
+        continue;
+      }
+      for (const mode of cycle % 2 ? [switchedOff, switchedOn] : [switchedOn, switchedOff]) {
+        await setSwitch(server, mode.on);
+        mode.slices.push(await slice(server.port));
+      }
     }
   }
-  for (const server of servers) await stop(server.child);
+  for (const server of servers.values()) await stop(server.child);
   const cpuOfRound = (mode) => median(mode.slices.slice(-CYCLES).map((s) => s.cpu)).toFixed(1);
   console.log(`round ${round}: median server CPU µs/request  ${modes.map((mode) => `${mode.name} ${cpuOfRound(mode)}`).join(' | ')}`);
 }
@@ -114,3 +147,4 @@ for (const m of modes) {
 console.log(`  plain OTel against no instrumentation: ${comparison(otel, none)}`);
 console.log(`  noise: ${control.name} against the first: ${comparison(control, otel)}`);
 for (const svc of svcModes) console.log(`  ${svc.name} against ${svc.versus.name} (target throughput >= 0.97): ${comparison(svc, svc.versus)}`);
+console.log(`  in one process, svc switched on against off (target throughput >= 0.97): ${comparison(switchedOn, switchedOff)}`);
