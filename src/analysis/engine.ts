@@ -79,7 +79,6 @@ export interface EngineOptions {
 }
 
 const DEFAULT_BASELINE: Baseline = { latencyP50Ms: 100, latencyP99Ms: 1000, errorRate: 0.01 };
-const SNAPSHOT_REFRESH_MS = 1000;
 const SLO_SEVERITY = { INFO: 'INFO', WARNING: 'WARN', CRITICAL: 'ERROR' } as const;
 
 /**
@@ -93,7 +92,8 @@ interface OperationState {
   readonly recent: RecentOperation | undefined;
   readonly history: MinuteHistory | undefined;
   snapshot: BaselineSnapshot | undefined;
-  snapshotAt: number;
+  /** The second (since the epoch) the snapshot was taken in: a small integer, where epoch ms would be a heap box read per span. */
+  snapshotSecond: number;
   /** `svc.baseline.*` from the rolling snapshot (baselines.source rolling). */
   attributes: Attributes | undefined;
 }
@@ -178,7 +178,7 @@ export class Engine implements SpanAnalysis {
       recent: this.anomalyEnabled ? this.patternMatcher.recentFor(operation) : undefined,
       history: this.health.historyFor(operation),
       snapshot: undefined,
-      snapshotAt: Number.NEGATIVE_INFINITY,
+      snapshotSecond: -1,
       attributes: undefined,
     }));
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
@@ -314,8 +314,9 @@ export class Engine implements SpanAnalysis {
   private stateOf(operation: string): OperationState | undefined {
     const state = this.operations.getOrCreate(operation);
     const now = this.clock.now();
-    if (state && now - state.snapshotAt >= SNAPSHOT_REFRESH_MS) {
-      state.snapshotAt = now;
+    const second = Math.floor(now / 1000);
+    if (state && state.snapshotSecond !== second) {
+      state.snapshotSecond = second;
       state.snapshot = this.rollingBaselines.getSnapshot(operation);
       state.attributes =
         this.baselineSource === 'rolling' && state.snapshot
