@@ -148,3 +148,4 @@ console.log(`  plain OTel against no instrumentation: ${comparison(otel, none)}`
 console.log(`  noise: ${control.name} against the first: ${comparison(control, otel)}`);
 for (const svc of svcModes) console.log(`  ${svc.name} against ${svc.versus.name} (target throughput >= 0.97): ${comparison(svc, svc.versus)}`);
 console.log(`  in one process, svc switched on against off (target throughput >= 0.97): ${comparison(switchedOn, switchedOff)}`);
+console.log(`  that process with svc off against ${otel.name} (svc loaded but idle): ${comparison(switchedOff, otel)}`);
