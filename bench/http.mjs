@@ -15,11 +15,14 @@
 // Identical fresh processes still differ by up to ~15 % in CPU per request (layout, JIT and GC
 // state), more than the 3 % target. So one more server runs svc switched on and off by a signal
 // (bench/svc-switch.mjs), in two back-to-back slices per cycle: that pair compares svc with plain
-// OTel inside one process, where those per-process differences cancel out.
+// OTel inside one process, where those per-process differences cancel out. (Both states differ
+// a little from a never-switched process: the SDK's loop over processors has seen two kinds of
+// object in svc's place.)
 // Traces of all instrumented modes go to one discarding OTLP sink. Where `taskset` exists, the
 // servers run on the last core and the load generator and the sink on the others.
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -36,30 +39,37 @@ const pinned = serverCore > 0 && spawnSync('taskset', ['-a', '-pc', `0-${serverC
 function start(args, env = {}, { server = true } = {}) {
   const [command, commandArgs] = pinned && server ? ['taskset', ['-c', String(serverCore), process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(command, commandArgs, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
   return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = /LISTENING (\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]), switchedOn: true });
+    lines.on('line', (line) => {
+      const match = /^LISTENING (\d+)/.exec(line);
+      if (match) resolve({ child, lines, port: Number(match[1]) });
     });
     child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
 }
 
-/** Switches svc on or off in a server started with bench/svc-switch.mjs; resolves once it says so. */
+/** Switches svc on or off in a server started with bench/svc-switch.mjs (which starts with svc on); resolves once it says so. */
 async function setSwitch(server, on) {
-  if (server.switchedOn === on) return;
-  const said = new Promise((resolve) => {
-    const listen = (chunk) => {
-      if (!String(chunk).includes(`SVC_SWITCH ${on ? 'on' : 'off'}`)) return;
-      server.child.stdout.off('data', listen);
-      resolve();
+  if ((server.switchedOn ?? true) === on) return;
+  await new Promise((resolve, reject) => {
+    const done = (error) => {
+      clearTimeout(timer);
+      server.lines.off('line', listen);
+      server.child.off('exit', exited);
+      if (error) reject(error);
+      else resolve();
     };
-    server.child.stdout.on('data', listen);
+    const listen = (line) => {
+      const said = /^SVC_SWITCH (on|off)$/.exec(line)?.[1];
+      if (said) done(said === (on ? 'on' : 'off') ? undefined : new Error(`bench/svc-switch.mjs switched ${said}, expected ${on ? 'on' : 'off'}`));
+    };
+    const exited = () => done(new Error('the switched server exited'));
+    const timer = setTimeout(() => done(new Error('bench/svc-switch.mjs did not answer SIGUSR2 within 10 s')), 10_000);
+    server.lines.on('line', listen);
+    server.child.on('exit', exited);
+    server.child.kill('SIGUSR2');
   });
-  server.child.kill('SIGUSR2');
-  await said;
   server.switchedOn = on;
 }
 

@@ -65,7 +65,7 @@ export class AnomalyDetector {
 
   /** Checks a span's latency against the baseline window, before the span is recorded in it. */
   check(operation: string, latencyMs: number, stats: BaselineStats | undefined): Anomaly | undefined {
-    return this.checkRun(this.runFor(operation), latencyMs, logLatency(latencyMs), stats);
+    return this.checkRun(this.runFor(operation), latencyMs, stats);
   }
 
   /** The operation's run of anomalous spans (undefined without persistence or beyond the cap), for callers that keep it. */
@@ -73,8 +73,8 @@ export class AnomalyDetector {
     return this.persistence > 1 ? this.runs.getOrCreate(operation) : undefined;
   }
 
-  /** `check` with the operation's run and the span's `logLatency(latencyMs)` at hand. */
-  checkRun(run: AnomalyRun | undefined, latencyMs: number, log: number, stats: BaselineStats | undefined): Anomaly | undefined {
+  /** `check` with the operation's run at hand; `log` is `logLatency(latencyMs)`, for callers that have it already. */
+  checkRun(run: AnomalyRun | undefined, latencyMs: number, stats: BaselineStats | undefined, log = logLatency(latencyMs)): Anomaly | undefined {
     if (!stats) return undefined;
     const zScore =
       this.mode === 'zscore'

@@ -92,7 +92,11 @@ interface OperationState {
   readonly recent: RecentOperation | undefined;
   readonly history: MinuteHistory | undefined;
   snapshot: BaselineSnapshot | undefined;
-  /** The second (since the epoch) the snapshot was taken in: a small integer, where epoch ms would be a heap box read per span. */
+  /**
+   * The clock second (since the epoch) the snapshot was taken in. On 64-bit Node without pointer
+   * compression (the default build) that is a small integer until 2038, where epoch ms would be a
+   * heap box read per span; elsewhere it is a box again, which costs only that read.
+   */
   snapshotSecond: number;
   /** `svc.baseline.*` from the rolling snapshot (baselines.source rolling). */
   attributes: Attributes | undefined;
@@ -240,8 +244,8 @@ export class Engine implements SpanAnalysis {
     const { window } = state;
     const log = logLatency(latencyMs);
     if (this.anomalyEnabled) {
-      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, log, this.rollingBaselines.isBaseline(window) ? window : undefined);
-      const patterns = this.patternMatcher.detectPatternsWith(state.recent, operation, latencyMs, log, isError, state.snapshot);
+      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, this.rollingBaselines.isBaseline(window) ? window : undefined, log);
+      const patterns = this.patternMatcher.detectPatternsWith(state.recent, operation, latencyMs, isError, state.snapshot, log);
       if (anomaly || patterns.length) {
         span?.setAttributes({
           [ANOMALY.detected]: true,

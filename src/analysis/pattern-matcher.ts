@@ -108,8 +108,8 @@ export class RecentOperation {
     this.data = new Float64Array(1 + 2 * capacity);
   }
 
-  /** `log` is the observation's `logLatency`. */
-  add(log: number, isError: boolean): void {
+  /** `log` is `logLatency(latencyMs)`, for callers that have it already. */
+  add(latencyMs: number, isError: boolean, log = logLatency(latencyMs)): void {
     const data = this.data;
     const at = 1 + 2 * this.next;
     if (this.size === this.capacity) {
@@ -199,7 +199,7 @@ export class PatternMatcher {
   /** Feeds a successful observation without detection. */
   recordLatency(operation: string, latencyMs: number): void {
     this.rate.add(this.clock.now());
-    this.recentFor(operation)?.add(logLatency(latencyMs), false);
+    this.recentFor(operation)?.add(latencyMs, false);
   }
 
   recordDependencyError(dependency: string): void {
@@ -221,15 +221,15 @@ export class PatternMatcher {
 
   /** Records the observation, then returns the patterns it completes. */
   detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
-    return this.detectPatternsWith(this.recentFor(operation), operation, latencyMs, logLatency(latencyMs), isError, snapshot);
+    return this.detectPatternsWith(this.recentFor(operation), operation, latencyMs, isError, snapshot);
   }
 
-  /** `detectPatterns` with the operation's `recentFor(operation)` and the span's `logLatency(latencyMs)` at hand. */
-  detectPatternsWith(recent: RecentOperation | undefined, operation: string, latencyMs: number, log: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
+  /** `detectPatterns` with the operation's `recentFor(operation)` at hand; `log` is `logLatency(latencyMs)`, for callers that have it already. */
+  detectPatternsWith(recent: RecentOperation | undefined, operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined, log = logLatency(latencyMs)): readonly IncidentPattern[] {
     const now = this.clock.now();
     this.rate.add(now);
     if (!recent) return NO_PATTERNS;
-    recent.add(log, isError);
+    recent.add(latencyMs, isError, log);
     const t = this.thresholds;
     let found: IncidentPattern[] | undefined;
     const staticBaseline = snapshot ? undefined : this.options.staticBaselines?.getBaseline(operation);

@@ -1,9 +1,9 @@
 /**
  * The last `capacity` observations of one operation: latency, its log and the error flag in a ring
  * buffer, with running sums so mean, standard deviation (also of log latency) and error rate are
- * O(1). An observation and the one it replaces share a cache line, and no log is taken twice.
- * Percentiles are computed when read. Sums are
- * recomputed from the buffer once per lap so floating-point drift never accumulates.
+ * O(1). An observation is written where the one it replaces is read, and no log is taken twice.
+ * Percentiles are computed when read. Sums are recomputed from the buffer once per lap so
+ * floating-point drift never accumulates.
  */
 import { logLatency } from './log-latency.js';
 

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider } from '../../src/analysis/baseline.js';
 import { RollingBaselineProvider } from '../../src/analysis/rolling-baseline-provider.js';
-import { logLatency } from '../../src/analysis/log-latency.js';
 import { RecentOperation } from '../../src/analysis/pattern-matcher.js';
 import { RollingWindow } from '../../src/analysis/rolling-window.js';
 import { lognormal, seededRandom } from '../support/random.js';
@@ -24,7 +23,7 @@ describe('RollingWindow', () => {
     for (let i = 0; i < 2345; i++) {
       const value = latency();
       all.push(value);
-      window.add(value, i % 10 === 0);
+      window.add(value, i % 7 === 0);
     }
     const last = all.slice(-100);
     const expected = direct(last);
@@ -34,9 +33,26 @@ describe('RollingWindow', () => {
     expect(stats.stddev).toBeCloseTo(expected.stddev, 9);
     expect(stats.logMean).toBeCloseTo(expected.logMean, 9);
     expect(stats.logStddev).toBeCloseTo(expected.logStddev, 9);
-    expect(stats.errorRate).toBeCloseTo(last.filter((_, i) => (2245 + i) % 10 === 0).length / 100, 9);
+    expect(stats.errorRate).toBe(last.filter((_, i) => (2245 + i) % 7 === 0).length / 100);
     const sorted = [...last].sort((a, b) => a - b);
     expect(window.percentiles(0.5, 0.99)).toEqual([sorted[49], sorted[98]]);
+  });
+
+  it('starts over after clear(), and takes a log latency the caller already has', () => {
+    const window = new RollingWindow(10);
+    for (let i = 1; i <= 25; i++) window.add(i, true);
+    window.clear();
+    expect(window.stats()).toEqual({ count: 0, mean: 0, stddev: 0, logMean: 0, logStddev: 0, errorRate: 0 });
+    window.add(2, false, Math.log(2));
+    window.add(8, true);
+    window.add(0, false);
+    const stats = window.stats();
+    expect(stats.count).toBe(3);
+    expect(stats.mean).toBeCloseTo(10 / 3, 12);
+    expect(stats.errorRate).toBeCloseTo(1 / 3, 12);
+    // 0 ms is clamped to 0.001 ms before its log is taken
+    expect(stats.logMean).toBeCloseTo((Math.log(2) + Math.log(8) + Math.log(0.001)) / 3, 12);
+    expect(window.percentiles(0.5)).toEqual([2]);
   });
 });
 
@@ -48,7 +64,7 @@ describe("RecentOperation (the pattern matcher's recent window)", () => {
     for (let i = 0; i < 137; i++) {
       const observation = { value: latency(), isError: i % 7 === 0 };
       all.push(observation);
-      recent.add(logLatency(observation.value), observation.isError);
+      recent.add(observation.value, observation.isError);
     }
     const last = all.slice(-20);
     expect(recent.size).toBe(20);
