@@ -83,8 +83,8 @@ const SLO_SEVERITY = { INFO: 'INFO', WARNING: 'WARN', CRITICAL: 'ERROR' } as con
 
 /**
  * The per-operation parts of the components (which keep them for good), gathered so that a span
- * costs one lookup instead of one per component, plus the baseline snapshot, refreshed once a
- * second.
+ * costs one lookup instead of one per component, plus the baseline snapshot, refreshed once per
+ * second of the clock.
  */
 interface OperationState {
   readonly window: RollingWindow | undefined;
