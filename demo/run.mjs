@@ -19,6 +19,7 @@ const LEARN_SECONDS = SHORT ? 12 : 25;
 const DEADLINE_MS = 170_000;
 const OPERATOR_TOKEN = 'demo-operator-token';
 const OBSERVER_TOKEN = 'demo-observer-token';
+const APPROVER_TOKEN = 'demo-approver-token';
 const OPERATION = 'GET /orders/{id}';
 const started = Date.now();
 const children = [];
@@ -202,7 +203,7 @@ const health = show('get_service_health', await agent('get_service_health'));
 if (!/STATUS: (DEGRADED|CRITICAL)/.test(health.text)) fail('get_service_health did not show the problem');
 
 const context = show('get_incident_context', await agent('get_incident_context', { operation_name: OPERATION }));
-const incidentId = /INCIDENT (INC-\d{8}-\d{4})/.exec(context.text)?.[1];
+const incidentId = /INCIDENT (INC-\d{8}-[0-9a-z]{5}-\d{4})/.exec(context.text)?.[1];
 const cause = /config_change: (.*?)  PROBABLE CAUSE/.exec(context.text)?.[1];
 if (!incidentId) fail('no incident id in the context');
 const session = await agent('create_session', { incident_id: incidentId });
@@ -214,13 +215,17 @@ show('get_playbook', await agent('get_playbook', { operation_name: OPERATION }))
 const actions = show('list_remediation_actions', await agent('list_remediation_actions', { operation_name: OPERATION }));
 const rollback = cause?.includes('new_stock_check') && actions.text.includes('rollback_new_stock_check');
 const action = rollback ? 'rollback_new_stock_check' : `enable_fallback:${OPERATION}`;
-const executed = show('execute_remediation', await agent('execute_remediation', {
-  action_name: action,
-  reason: rollback ? `incident ${incidentId}: ${cause}` : `incident ${incidentId}: serve cached stock while inventory-service fails`,
-  ...(rollback && { approved_by: 'alice' }),
-}));
+const reason = rollback ? `incident ${incidentId}: ${cause}` : `incident ${incidentId}: serve cached stock while inventory-service fails`;
+let executed = show('execute_remediation', await agent('execute_remediation', { action_name: action, reason }));
+const approvalId = /Approval request (APR-\S+) is open/.exec(executed.text)?.[1];
+if (approvalId) {
+  // The rollback needs approval: alice, the on-call lead, approves it with her own credential.
+  const lead = await connect(APPROVER_TOKEN, 'alice');
+  show('execute_remediation (alice approves)', await lead('execute_remediation', { action_name: `approve:${approvalId}`, reason: `rollback of new_stock_check for ${incidentId}` }));
+  executed = show('execute_remediation', await agent('execute_remediation', { action_name: action, reason, approved_by: approvalId }));
+}
 if (executed.isError) fail(`execute_remediation failed: ${executed.text}`);
-await agent('add_session_entry', { session_id: sessionId, type: 'ACTION', content: `executed ${action} (approved by alice, the on-call lead)` });
+await agent('add_session_entry', { session_id: sessionId, type: 'ACTION', content: `executed ${action}${approvalId ? ` (approval ${approvalId})` : ''}` });
 
 log('phase 4: waiting until the service is healthy again and the verification delay has passed');
 await waitFor('a healthy service', async () => (await currentStatus()) === 'HEALTHY', 90_000);

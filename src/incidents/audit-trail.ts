@@ -1,7 +1,9 @@
 /**
  * The audit trail of agent actions: who (agent and role), what (action and target), why (reason),
- * approval, result, when. Bounded, newest last; get_recent_agent_actions reads it so several
- * agents do not remediate the same thing twice.
+ * approval, result, when. Bounded, newest last: at most `capacity` entries (the oldest is evicted,
+ * counted), each with bounded strings (the tool server bounds what agents send; a result message
+ * from the app's own handler is cut to MAX_DETAIL_LENGTH here, saying so).
+ * get_recent_agent_actions reads it so several agents do not remediate the same thing twice.
  */
 import type { Clock } from '../analysis/clock.js';
 
@@ -14,24 +16,35 @@ export interface AuditEntry {
   readonly role: string;
   readonly action: string;
   readonly reason: string;
+  /** The approval id used, or `own credential` when the caller may approve. */
   readonly approvedBy: string | undefined;
+  /** The approving agent; shown only to callers who may approve. */
+  readonly approver: string | undefined;
   readonly approval: ApprovalState;
   readonly outcome: ActionOutcome;
   readonly detail: string;
 }
 
+export const MAX_DETAIL_LENGTH = 1000;
+
 export class AuditTrail {
   private readonly entries: AuditEntry[] = [];
+  /** Entries dropped to stay within the capacity. */
+  evicted = 0;
 
   constructor(
     private readonly clock: Clock,
-    private readonly capacity = 500,
+    readonly capacity = 500,
   ) {}
 
   record(entry: Omit<AuditEntry, 'timestamp'>): AuditEntry {
-    const full = Object.freeze({ ...entry, timestamp: this.clock.now() });
+    const detail = entry.detail.length > MAX_DETAIL_LENGTH ? `${entry.detail.slice(0, MAX_DETAIL_LENGTH)}... (${entry.detail.length} characters, cut)` : entry.detail;
+    const full = Object.freeze({ ...entry, detail, timestamp: this.clock.now() });
     this.entries.push(full);
-    if (this.entries.length > this.capacity) this.entries.shift();
+    if (this.entries.length > this.capacity) {
+      this.entries.shift();
+      this.evicted++;
+    }
     return full;
   }
 

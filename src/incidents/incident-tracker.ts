@@ -1,6 +1,7 @@
 /**
  * Incidents: opened from sustained anomalies, pattern detections and CRITICAL SLO alerts,
- * deduplicated per operation while open, with stable ids (`INC-<yyyymmdd>-<n>`).
+ * deduplicated per operation while open, with ids unique across restarts and replicas
+ * (`INC-<yyyymmdd>-<process tag>-<n>`, see id-sequence.ts).
  *
  * - Severity from the service tier and the deviation: critical tier HIGH, standard MEDIUM,
  *   internal and experimental LOW; one level up (up to CRITICAL) when the anomaly score reaches
@@ -15,6 +16,7 @@ import type { Detection, Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import type { SloAlert } from '../analysis/slo-tracker.js';
 import type { Tier } from '../enums.js';
+import { IdSequence } from './id-sequence.js';
 
 export const INCIDENT_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
@@ -57,7 +59,7 @@ function raise(severity: IncidentSeverity): IncidentSeverity {
 export class IncidentTracker {
   private readonly open = new Map<string, Incident>();
   private readonly history: Incident[] = [];
-  private readonly sequenceByDay = new Map<string, number>();
+  private readonly ids = new IdSequence('INC');
   private readonly resolveAfterMs: number;
   private readonly maxHistory: number;
   readonly changeWindowMs: number;
@@ -107,10 +109,8 @@ export class IncidentTracker {
     const existing = this.open.get(operation);
     if (existing) return existing;
     const day = new Date(now).toISOString().slice(0, 10).replaceAll('-', '');
-    const sequence = (this.sequenceByDay.get(day) ?? 0) + 1;
-    this.sequenceByDay.set(day, sequence);
     const incident: Incident = {
-      id: `INC-${day}-${sequence.toString().padStart(4, '0')}`,
+      id: this.ids.next(day),
       operation,
       openedAt: now,
       status: 'open',

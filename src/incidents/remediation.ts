@@ -6,13 +6,15 @@
  * - custom actions the app registers with a handler, a description, an approval requirement and
  *   the operations they apply to.
  *
- * An action that needs approval runs only with `approvedBy` and a valid approver: the caller's
- * role grants ADMIN, or `approvedBy` is one of the configured approvers (`svc.mcp.approvers`).
- * A free-text name alone approves nothing. Every execution, refused ones too, goes to the audit
- * trail, and a health snapshot is taken for verify_remediation_effect.
+ * An action that needs approval runs only once a credential that may approve has approved it
+ * (approvals.ts): the caller's own, or a second credential's approval named by its id in
+ * `approvedBy`. `approve:<id>` is the approver's act. Every execution, refused ones and
+ * approvals too, goes to the audit trail, and a health snapshot is taken for
+ * verify_remediation_effect.
  */
 import type { Engine } from '../analysis/engine.js';
 import type { CallerIdentity } from '../mcp/tool-definition.js';
+import { APPROVE_PREFIX, ApprovalError, type Approvals } from './approvals.js';
 import type { AuditEntry, AuditTrail } from './audit-trail.js';
 import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
 import type { Verifier } from './verification.js';
@@ -59,7 +61,7 @@ export class Remediation {
     private readonly engine: Engine,
     private readonly audit: AuditTrail,
     private readonly verifier: Verifier,
-    private readonly approvers: readonly string[],
+    readonly approvals: Approvals,
     private readonly escalationOf: (operation: string) => { level: string; channel: string },
     /** Operations known from configuration and decorators, even before their first request. */
     private readonly isKnownByName: (operation: string) => boolean = () => false,
@@ -120,7 +122,8 @@ export class Remediation {
 
   /** Runs an action for a caller; refusals throw RemediationRefused after being audited. */
   async execute(name: string, reason: string, approvedBy: string | undefined, caller: CallerIdentity): Promise<ExecutionResult> {
-    const base = { agentName: caller.agentName, role: caller.role, action: name, reason, approvedBy };
+    const base = { agentName: caller.agentName, role: caller.role, action: name, reason, approvedBy: undefined, approver: undefined };
+    if (name.startsWith(APPROVE_PREFIX)) return this.approve(name.slice(APPROVE_PREFIX.length), base, caller);
     let described: ReturnType<Remediation['describe']>;
     try {
       described = this.describe(name);
@@ -128,31 +131,59 @@ export class Remediation {
       this.audit.record({ ...base, approval: 'not_required', outcome: 'refused', detail: (error as Error).message });
       throw error;
     }
-    const approval = described.requiresApproval ? this.approval(approvedBy, caller) : 'not_required';
-    if (approval !== 'not_required' && approval !== 'approved') {
-      this.audit.record({ ...base, approval: 'missing', outcome: 'refused', detail: approval });
-      throw new RemediationRefused(approval);
+    let approved: { approvedBy: string | undefined; approver: string | undefined } = { approvedBy: undefined, approver: undefined };
+    if (described.requiresApproval) {
+      try {
+        approved = this.approvalOf(name, approvedBy, caller);
+      } catch (error) {
+        if (!(error instanceof ApprovalError)) throw error;
+        this.audit.record({ ...base, approval: 'missing', outcome: 'refused', detail: error.message });
+        throw new RemediationRefused(error.message);
+      }
     }
+    const approval = described.requiresApproval ? 'approved' : 'not_required';
     const operation = described.kind === 'custom' ? undefined : described.kind.endsWith('circuit_breaker') ? undefined : described.target;
     this.verifier.recordBefore(name, operation);
     try {
       const message = await this.run(name, described, reason, caller);
-      const audit = this.audit.record({ ...base, approval, outcome: 'success', detail: message });
+      const audit = this.audit.record({ ...base, ...approved, approval, outcome: 'success', detail: message });
       this.engine.changes.record('config_change', `${name} by ${caller.agentName} (${caller.role}): ${reason}`);
       return { outcome: 'success', message, audit };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const audit = this.audit.record({ ...base, approval, outcome: 'failed', detail: message });
+      const audit = this.audit.record({ ...base, ...approved, approval, outcome: 'failed', detail: message });
       return { outcome: 'failed', message, audit };
     }
   }
 
-  /** 'approved', or why the approval is not valid. */
-  private approval(approvedBy: string | undefined, caller: CallerIdentity): 'approved' | string {
-    if (!approvedBy) return 'this action requires approval: send approved_by naming an approver (a configured approver, or a caller whose role grants ADMIN executing it)';
-    if (caller.permissions.has('ADMIN') || this.approvers.includes(approvedBy)) return 'approved';
-    const configured = this.approvers.length ? 'it is not one of the configured approvers (svc.mcp.approvers)' : 'no approvers are configured (svc.mcp.approvers)';
-    return `approved_by "${approvedBy}" is not a valid approver: ${configured}; or have a caller whose role grants ADMIN execute the action`;
+  /**
+   * Who approved: the caller's own credential, or the approval `approvedBy` names. Without
+   * either, opens an approval request and throws ApprovalError saying how to complete it.
+   */
+  private approvalOf(action: string, approvedBy: string | undefined, caller: CallerIdentity): { approvedBy: string; approver: string | undefined } {
+    if (this.approvals.mayApprove(caller)) return { approvedBy: 'own credential', approver: undefined };
+    if (approvedBy) {
+      const used = this.approvals.use(approvedBy, action, caller);
+      return { approvedBy: used.id, approver: used.approvedBy! };
+    }
+    const request = this.approvals.request(action, caller);
+    const until = new Date(request.expiresAt).toISOString();
+    throw new ApprovalError(
+      `${action} needs approval by a credential that may approve. Approval request ${request.id} is open until ${until}: an approver executes "${APPROVE_PREFIX}${request.id}" with their own credential, then execute ${action} again with approved_by "${request.id}".`,
+    );
+  }
+
+  /** `approve:<id>`: the approver's act, audited under the approver's credential. */
+  private approve(id: string, base: Omit<AuditEntry, 'timestamp' | 'approval' | 'outcome' | 'detail'>, caller: CallerIdentity): ExecutionResult {
+    try {
+      const request = this.approvals.approve(id, caller);
+      const message = `approved ${request.action} requested by ${request.requestedBy}; it may be executed once with approved_by "${request.id}" until ${new Date(request.expiresAt).toISOString()}`;
+      return { outcome: 'success', message, audit: this.audit.record({ ...base, approval: 'not_required', outcome: 'success', detail: message }) };
+    } catch (error) {
+      if (!(error instanceof ApprovalError)) throw error;
+      this.audit.record({ ...base, approval: 'not_required', outcome: 'refused', detail: error.message });
+      throw new RemediationRefused(error.message);
+    }
   }
 
   private async run(name: string, described: ReturnType<Remediation['describe']>, reason: string, caller: CallerIdentity): Promise<string> {

@@ -1,9 +1,14 @@
 /**
  * Shared incident sessions (the multi-agent blackboard): a session per incident, entries typed
- * OBSERVATION, DIAGNOSIS, ACTION or RECOMMENDATION, each with the agent's name and role. Bounded
- * in sessions (the oldest is dropped) and in entries per session (further ones are refused).
+ * OBSERVATION, DIAGNOSIS, ACTION or RECOMMENDATION, each with the agent's name and role.
+ *
+ * Bounded three ways: entries per session (further ones are refused: the session is full),
+ * sessions (the oldest is evicted), and bytes over all sessions (the oldest other sessions are
+ * evicted until the new entry fits; an entry that still does not fit is refused). Evictions are
+ * counted. Strings are bounded by the tool server (src/mcp/input-limits.ts).
  */
 import type { Clock } from '../analysis/clock.js';
+import { IdSequence } from './id-sequence.js';
 
 export const SESSION_ENTRY_TYPES = ['OBSERVATION', 'DIAGNOSIS', 'ACTION', 'RECOMMENDATION'] as const;
 export type SessionEntryType = (typeof SESSION_ENTRY_TYPES)[number];
@@ -24,24 +29,50 @@ export interface Session {
   readonly entries: readonly SessionEntry[];
 }
 
+export interface SessionLimits {
+  readonly maxSessions: number;
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+}
+
+/** What an object with its fields costs beyond its strings' characters (measured: about 120 B). */
+export const RECORD_OVERHEAD_BYTES = 160;
+
+/** Bytes a set of strings takes at most: two per UTF-16 code unit, plus the record around them. */
+export function recordBytes(...strings: readonly string[]): number {
+  let chars = 0;
+  for (const s of strings) chars += s.length;
+  return RECORD_OVERHEAD_BYTES + 2 * chars;
+}
+
 export class SessionFullError extends Error {}
 
+interface Stored {
+  readonly session: Session;
+  readonly entries: SessionEntry[];
+  bytes: number;
+}
+
 export class SessionStore {
-  private readonly sessions = new Map<string, { session: Session; entries: SessionEntry[] }>();
-  private sequence = 0;
+  private readonly sessions = new Map<string, Stored>();
+  private readonly ids = new IdSequence('SES');
+  private bytes = 0;
+  /** Sessions dropped to stay within the count or byte bound. */
+  evicted = 0;
 
   constructor(
     private readonly clock: Clock,
-    private readonly maxSessions = 100,
-    private readonly maxEntries = 500,
+    readonly limits: SessionLimits = { maxSessions: 100, maxEntries: 500, maxBytes: 16 * 1024 * 1024 },
   ) {}
 
   create(incidentId: string, createdBy: string): Session {
-    const id = `SES-${(++this.sequence).toString().padStart(4, '0')}`;
+    const id = this.ids.next();
     const entries: SessionEntry[] = [];
     const session: Session = { id, incidentId, created: this.clock.now(), createdBy, entries };
-    this.sessions.set(id, { session, entries });
-    if (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
+    const bytes = recordBytes(id, incidentId, createdBy);
+    this.makeRoom(bytes, this.limits.maxSessions - 1);
+    this.sessions.set(id, { session, entries, bytes });
+    this.bytes += bytes;
     return session;
   }
 
@@ -52,13 +83,34 @@ export class SessionStore {
   add(id: string, entry: Omit<SessionEntry, 'time'>): SessionEntry | undefined {
     const found = this.sessions.get(id);
     if (!found) return undefined;
-    if (found.entries.length >= this.maxEntries) throw new SessionFullError(`session ${id} holds the maximum of ${this.maxEntries} entries; create a new session for the incident`);
+    if (found.entries.length >= this.limits.maxEntries) throw new SessionFullError(`session ${id} holds the maximum of ${this.limits.maxEntries} entries (svc.limits.max-session-entries); create a new session for the incident`);
+    const bytes = recordBytes(entry.type, entry.agentName, entry.role, entry.content);
+    this.makeRoom(bytes, this.limits.maxSessions, id);
+    if (this.bytes + bytes > this.limits.maxBytes) throw new SessionFullError(`session ${id} holds ${found.bytes} bytes and the next entry does not fit in svc.limits.max-session-bytes (${this.limits.maxBytes}); create a new session for the incident`);
     const full = Object.freeze({ ...entry, time: this.clock.now() });
     found.entries.push(full);
+    found.bytes += bytes;
+    this.bytes += bytes;
     return full;
   }
 
   list(): Session[] {
     return [...this.sessions.values()].map((s) => s.session);
+  }
+
+  /** Bytes the sessions hold, as counted against `limits.maxBytes`. */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
+  /** Evicts the oldest sessions (but `keep`) until `bytes` more fit and at most `maxCount` remain. */
+  private makeRoom(bytes: number, maxCount: number, keep?: string): void {
+    for (const [id, stored] of this.sessions) {
+      if (this.bytes + bytes <= this.limits.maxBytes && this.sessions.size <= maxCount) return;
+      if (id === keep) continue;
+      this.sessions.delete(id);
+      this.bytes -= stored.bytes;
+      this.evicted++;
+    }
   }
 }

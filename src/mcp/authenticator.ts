@@ -8,6 +8,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ResolvedConfig } from '../config/resolved-config.js';
+import { printable } from '../printable.js';
+import { INPUT_LIMITS, tooLong } from './input-limits.js';
 import type { Roles } from './roles.js';
 import type { CallerIdentity } from './tool-definition.js';
 
@@ -67,20 +69,35 @@ export class Authenticator {
   }
 
   /**
-   * Applies a self-declared name and role (headers or `_meta`). The name is taken as given for
-   * anonymous callers and prefixed with the token's agent otherwise; the role only when it is
-   * within the credential's permissions.
+   * Applies a self-declared name and role (headers or `_meta`). The name is prefixed with the
+   * token's agent for token callers (`ops-bot/planner`) and marked `(unverified)` for anonymous
+   * ones, as nothing vouches for it; the role is taken only when it is within the credential's
+   * permissions. Names and roles are bounded (INPUT_LIMITS) and printable, else refused.
    */
   refine(identity: CallerIdentity, declared: { agentName?: string; role?: string }): CallerIdentity {
     let { agentName, role, permissions } = identity;
-    if (declared.agentName) agentName = identity.credential.startsWith('token:') && declared.agentName !== identity.agentName ? `${identity.agentName}/${declared.agentName}` : declared.agentName;
+    if (declared.agentName) {
+      checkDeclared('agent name', declared.agentName, INPUT_LIMITS.agentName);
+      if (!identity.credential.startsWith('token:')) agentName = `${declared.agentName} (unverified)`;
+      else if (declared.agentName !== identity.agentName) agentName = `${identity.agentName}/${declared.agentName}`;
+    }
     if (declared.role && declared.role !== role) {
+      checkDeclared('role', declared.role, INPUT_LIMITS.role);
       if (!this.roles.isWithin(declared.role, identity.role)) {
-        throw new AuthenticationError(`role "${declared.role}" is not within the credential's role "${identity.role}"; a declared role can only lower permissions`);
+        const why = this.roles.permissionsOf(declared.role) ? `is not within the credential's role "${identity.role}"; a declared role can only lower permissions` : `is not a known role; known roles: ${this.roles.names().join(', ')}`;
+        throw new AuthenticationError(`role "${declared.role}" ${why}`);
       }
       role = declared.role;
       permissions = this.roles.permissionsOf(role)!;
     }
     return { ...identity, agentName, role, permissions };
   }
+}
+
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+function checkDeclared(what: string, value: string, limit: number): void {
+  const tooLongMessage = tooLong(`the declared ${what}`, value, limit);
+  if (tooLongMessage) throw new AuthenticationError(tooLongMessage);
+  if (UNPRINTABLE.test(value)) throw new AuthenticationError(`the declared ${what} "${printable(value)}" contains control characters; send printable text`);
 }

@@ -11,6 +11,23 @@ export class RateLimiter {
 
   /** Takes one request for `caller`: 0 when allowed, else the seconds until the next is. */
   take(caller: string): number {
+    const bucket = this.refilled(caller);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return this.secondsUntilOne(bucket.tokens);
+  }
+
+  /** Like `take` without taking: 0 when a request would be allowed now. */
+  wait(caller: string): number {
+    const bucket = this.buckets.get(caller);
+    if (!bucket) return 0;
+    const tokens = Math.min(this.perMinute, bucket.tokens + ((this.now() - bucket.at) / 60_000) * this.perMinute);
+    return tokens >= 1 ? 0 : this.secondsUntilOne(tokens);
+  }
+
+  private refilled(caller: string): { tokens: number; at: number } {
     const now = this.now();
     let bucket = this.buckets.get(caller);
     if (!bucket) {
@@ -19,10 +36,10 @@ export class RateLimiter {
     }
     bucket.tokens = Math.min(this.perMinute, bucket.tokens + ((now - bucket.at) / 60_000) * this.perMinute);
     bucket.at = now;
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
-    return Math.ceil(((1 - bucket.tokens) / this.perMinute) * 60);
+    return bucket;
+  }
+
+  private secondsUntilOne(tokens: number): number {
+    return Math.ceil(((1 - tokens) / this.perMinute) * 60);
   }
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Engine } from '../analysis/engine.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
+import { Approvals } from '../incidents/approvals.js';
 import { AuditTrail } from '../incidents/audit-trail.js';
 import { IncidentTracker } from '../incidents/incident-tracker.js';
 import { Remediation } from '../incidents/remediation.js';
@@ -25,11 +26,12 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): ToolServices {
   const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
   const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
+  const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'));
   const remediation = new Remediation(
     engine,
     audit,
     verifier,
-    config.get('mcp.approvers'),
+    approvals,
     (operation) => ({ level: metadata.operations.resolve(operation).escalationLevel, channel: metadata.topology().registry.topology.onCallChannel }),
     (operation) => metadata.operations.names().includes(operation),
   );
@@ -42,7 +44,7 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     resolveAfterMs: config.get('incidents.resolve-after'),
     maxHistory: config.get('limits.max-incidents'),
   });
-  const sessions = new SessionStore(engine.clock, config.get('limits.max-sessions'), config.get('limits.max-session-entries'));
+  const sessions = new SessionStore(engine.clock, { maxSessions: config.get('limits.max-sessions'), maxEntries: config.get('limits.max-session-entries'), maxBytes: config.get('limits.max-session-bytes') });
   return { engine, metadata, incidents, remediation, audit, sessions, verifier };
 }
 
@@ -61,6 +63,7 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
     port: config.get('mcp.port'),
     maxBodyBytes: config.get('mcp.max-body-bytes'),
     rateLimitPerMinute: config.get('mcp.rate-limit-per-minute'),
+    maxSessionsPerCredential: config.get('mcp.max-sessions-per-credential'),
     authenticator: Authenticator.fromConfig(config, roles),
     registry: state.tools,
     services,

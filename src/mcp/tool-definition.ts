@@ -4,6 +4,7 @@
  * server lists them, checks permission and arguments at call time, and runs the handler.
  */
 import type { Permission } from '../enums.js';
+import { INPUT_LIMITS } from './input-limits.js';
 import type { ToolServices } from './tool-services.js';
 
 export interface ParameterDefinition {
@@ -12,6 +13,8 @@ export interface ParameterDefinition {
   readonly description: string;
   /** Accepted values, checked before the handler runs (for example `text`, `json`). */
   readonly enum?: readonly string[];
+  /** Longest accepted value in characters; default INPUT_LIMITS.argument. */
+  readonly maxLength?: number;
 }
 
 /** The caller as the tool server established it: credential, then headers or `_meta` that may lower the role. */
@@ -55,7 +58,7 @@ export class ToolError extends Error {}
 export const READ_ONLY = Object.freeze({ readOnlyHint: true, destructiveHint: false });
 
 /** The `operation_name` parameter most tools take. */
-export const OPERATION_NAME: ParameterDefinition = Object.freeze({ type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"' });
+export const OPERATION_NAME: ParameterDefinition = Object.freeze({ type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"', maxLength: INPUT_LIMITS.operationName });
 
 /** The `format` parameter of the tools that can answer in JSON. */
 export const FORMAT: ParameterDefinition = Object.freeze({ type: 'string', description: '`text` (default) or `json` for a structured result', enum: Object.freeze(['text', 'json']) });

@@ -5,18 +5,18 @@
  * call time.
  */
 import { PERMISSIONS, type Permission } from '../enums.js';
+import { printable } from '../printable.js';
+import { INPUT_LIMITS, tooLong } from './input-limits.js';
 import { ToolError, type ParameterDefinition, type ToolDefinition, type ToolResult, type ToolContext } from './tool-definition.js';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-/** Longest accepted argument: enough for any reason or session note, bounded for what svc keeps. */
-export const MAX_ARGUMENT_LENGTH = 8192;
 
 /** The definition a custom tool is registered with (spec "Custom tools"). */
 export interface CustomToolDefinition {
   readonly name: string;
   readonly description: string;
   /** Parameter name -> definition; every type is 'string'. */
-  readonly parameters?: Readonly<Record<string, { readonly type: string; readonly description: string; readonly enum?: readonly string[] }>>;
+  readonly parameters?: Readonly<Record<string, { readonly type: string; readonly description: string; readonly enum?: readonly string[]; readonly maxLength?: number }>>;
   readonly required?: readonly string[];
   /** Permission needed to call it; default READ. */
   readonly permission?: Permission;
@@ -36,6 +36,8 @@ export class ToolRegistry {
     if (!PERMISSIONS.includes(tool.permission)) throw new Error(`tool ${tool.name}: permission "${tool.permission}" is not one of ${PERMISSIONS.join(', ')}`);
     for (const [name, parameter] of Object.entries(tool.parameters)) {
       if (parameter.type !== 'string') throw new Error(`tool ${tool.name}: parameter ${name} has type "${parameter.type}"; every tool argument is a string`);
+      const max = parameter.maxLength;
+      if (max !== undefined && !(Number.isInteger(max) && max >= 1 && max <= INPUT_LIMITS.argument)) throw new Error(`tool ${tool.name}: parameter ${name} has maxLength ${max}; use an integer from 1 to ${INPUT_LIMITS.argument}`);
     }
     for (const name of tool.required) if (!(name in tool.parameters)) throw new Error(`tool ${tool.name}: required parameter ${name} is not among its parameters`);
     this.tools.set(tool.name, tool);
@@ -73,16 +75,21 @@ export class ToolRegistry {
   }
 }
 
-/** Checks call arguments against the tool's parameters; returns them as strings or throws ToolError. */
+/**
+ * Checks call arguments against the tool's parameters; returns them as strings or throws
+ * ToolError. Names are looked up as own properties only, so `constructor` or `__proto__` are
+ * unknown arguments, not inherited ones.
+ */
 export function checkArguments(tool: ToolDefinition, args: Readonly<Record<string, unknown>> | undefined): Record<string, string> {
-  const checked: Record<string, string> = {};
+  const checked: Record<string, string> = Object.create(null) as Record<string, string>;
   const accepted = Object.keys(tool.parameters);
   for (const [name, value] of Object.entries(args ?? {})) {
-    const parameter = tool.parameters[name];
-    if (!parameter) throw new ToolError(`unknown argument "${name}" for ${tool.name}; accepted: ${accepted.length ? accepted.join(', ') : 'no arguments'}`);
-    if (typeof value !== 'string') throw new ToolError(`argument "${name}" of ${tool.name} must be a string (every tool argument is); got ${typeof value}`);
-    if (value.length > MAX_ARGUMENT_LENGTH) throw new ToolError(`argument "${name}" of ${tool.name} is ${value.length} characters long; at most ${MAX_ARGUMENT_LENGTH} are accepted`);
-    if (parameter.enum && !parameter.enum.includes(value)) throw new ToolError(`argument "${name}" of ${tool.name} must be one of ${parameter.enum.join(', ')}; got "${value}"`);
+    const parameter = Object.hasOwn(tool.parameters, name) ? tool.parameters[name] : undefined;
+    if (!parameter) throw new ToolError(`unknown argument "${printable(name, 64)}" for ${tool.name}; accepted: ${accepted.length ? accepted.join(', ') : 'no arguments'}`);
+    if (typeof value !== 'string') throw new ToolError(`argument "${name}" of ${tool.name} must be a string (every tool argument is); got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+    const tooLongMessage = tooLong(`argument "${name}" of ${tool.name}`, value, parameter.maxLength ?? INPUT_LIMITS.argument);
+    if (tooLongMessage) throw new ToolError(tooLongMessage);
+    if (parameter.enum && !parameter.enum.includes(value)) throw new ToolError(`argument "${name}" of ${tool.name} must be one of ${parameter.enum.join(', ')}; got "${printable(value, 64)}"`);
     checked[name] = value;
   }
   const missing = tool.required.filter((name) => checked[name] === undefined || checked[name] === '');

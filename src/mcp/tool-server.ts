@@ -3,11 +3,13 @@
  * `node:http`. Every protocol detail lives in src/mcp/.
  *
  * Per request, in order: path `/mcp` (404), Host and Origin against DNS rebinding (403), the
- * bearer token (401), the caller's rate limit (429 with Retry-After), a declared name or role
- * that may only lower the credential's (403), the body limit (413), then the MCP session. Per
- * tool call: unknown tool -> JSON-RPC -32602; insufficient permission, missing or invalid
- * argument, refused action -> a result with `isError: true` that says what to send instead.
- * Nothing a tool does can throw into the host.
+ * failed-authentication limit (429), the bearer token (401), the caller's rate limit (429 with
+ * Retry-After), a declared name or role that may only lower the credential's (403), the MCP
+ * session, which belongs to the credential that opened it (another credential gets 404), the
+ * body limit (413, chunked or not) and malformed params (-32602). Per tool call: unknown tool ->
+ * JSON-RPC -32602; insufficient permission, missing or invalid argument, refused action -> a
+ * result with `isError: true` that says what to send instead. Nothing a tool does can throw
+ * into the host.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -19,7 +21,10 @@ import { reportError } from '../report-error.js';
 import { runtime } from '../runtime.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
+import { printable } from '../printable.js';
+import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { RateLimiter } from './rate-limiter.js';
+import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
 import { ToolError, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
 import { checkArguments, type ToolRegistry } from './tool-registry.js';
 import type { ToolServices } from './tool-services.js';
@@ -30,6 +35,8 @@ export interface ToolServerOptions {
   readonly port: number;
   readonly maxBodyBytes: number;
   readonly rateLimitPerMinute: number;
+  /** MCP sessions kept per credential; anonymous callers share one pool. */
+  readonly maxSessionsPerCredential?: number;
   readonly authenticator: Authenticator;
   readonly registry: ToolRegistry;
   readonly services: ToolServices;
@@ -37,7 +44,6 @@ export interface ToolServerOptions {
   readonly now?: () => number;
 }
 
-const MAX_SESSIONS = 100;
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export class ToolServerError extends Error {}
@@ -47,10 +53,15 @@ export function isLoopback(host: string): boolean {
 }
 
 const WILDCARD = new Set(['0.0.0.0', '::']);
+const ANONYMOUS = 'anonymous loopback';
+/** An oversized body is drained up to this multiple of the limit, then the connection is cut. */
+const DRAIN_FACTOR = 16;
 
 interface McpSession {
   readonly server: Server;
   readonly transport: StreamableHTTPServerTransport;
+  /** The credential that opened it; no other may use it. */
+  readonly owner: string;
   lastUsed: number;
 }
 
@@ -58,6 +69,7 @@ export class ToolServer {
   private http: HttpServer | undefined;
   private readonly sessions = new Map<string, McpSession>();
   private readonly limiter: RateLimiter;
+  private readonly authFailures: AuthFailureLimiter;
   private readonly unsubscribe: () => void;
   private boundPort = 0;
 
@@ -66,6 +78,7 @@ export class ToolServer {
       throw new ToolServerError(`svc.mcp.host is ${options.host}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`);
     }
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
+    this.authFailures = new AuthFailureLimiter(options.now);
     this.unsubscribe = options.registry.onChange(() => {
       for (const session of this.sessions.values()) void session.server.sendToolListChanged().catch(() => undefined);
     });
@@ -112,8 +125,8 @@ export class ToolServer {
     await new Promise<void>((resolve) => http.close(() => resolve()));
   }
 
-  private refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  private refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
   }
 
   private allowedHost(host: string | undefined): boolean {
@@ -139,82 +152,110 @@ export class ToolServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/mcp') return this.refuse(res, 404, 'not found: the MCP endpoint is /mcp');
-    if (!this.allowedHost(req.headers.host)) return this.refuse(res, 403, `Host header "${req.headers.host ?? ''}" is not allowed (DNS rebinding protection)`);
-    if (!this.allowedOrigin(req.headers.origin)) return this.refuse(res, 403, `Origin "${req.headers.origin}" is not allowed (DNS rebinding protection)`);
+    if (!this.allowedHost(req.headers.host)) return this.refuse(res, 403, `Host header "${printable(req.headers.host ?? '')}" is not allowed (DNS rebinding protection)`);
+    if (!this.allowedOrigin(req.headers.origin)) return this.refuse(res, 403, `Origin "${printable(req.headers.origin ?? '')}" is not allowed (DNS rebinding protection)`);
 
-    let identity: CallerIdentity;
-    try {
-      const authorization = req.headers.authorization;
-      if (!authorization && this.options.authenticator.hasTokens) throw new AuthenticationError('a bearer token is required: send "Authorization: Bearer <token>"');
-      identity = this.options.authenticator.authenticate(authorization);
-    } catch (error) {
-      if (!(error instanceof AuthenticationError)) throw error;
-      // Failed authentications count against the caller's address, so tokens cannot be guessed quickly.
-      const wait = this.limiter.take(`unauthenticated:${req.socket.remoteAddress}`);
-      if (wait > 0) return this.refuse(res, 429, `too many failed authentications; retry in ${wait}s`, { 'retry-after': String(wait) });
-      return this.refuse(res, 401, error.message, { 'www-authenticate': 'Bearer' });
-    }
-    const retryAfterSeconds = this.limiter.take(identity.credential === 'anonymous loopback' ? `anonymous:${req.socket.remoteAddress}` : identity.credential);
+    const identity = this.authenticate(req, res);
+    if (!identity) return;
+    const anonymous = identity.credential === ANONYMOUS;
+    const retryAfterSeconds = this.limiter.take(anonymous ? `anonymous:${req.socket.remoteAddress}` : identity.credential);
     if (retryAfterSeconds > 0) return this.refuse(res, 429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute exceeded; retry in ${retryAfterSeconds}s`, { 'retry-after': String(retryAfterSeconds) });
+    let caller: CallerIdentity;
     try {
-      identity = this.options.authenticator.refine(identity, { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') });
+      caller = this.options.authenticator.refine(identity, { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') });
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
       return this.refuse(res, 403, error.message);
     }
-    const declaredLength = Number(req.headers['content-length'] ?? 0);
-    if (declaredLength > this.options.maxBodyBytes) return this.refuse(res, 413, `request body of ${declaredLength} bytes exceeds the limit of ${this.options.maxBodyBytes} (svc.mcp.max-body-bytes)`);
+    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: caller.agentName, scopes: [...caller.permissions], extra: { identity: caller } };
 
-    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: identity.agentName, scopes: [...identity.permissions], extra: { identity } };
     const sessionId = header(req, 'mcp-session-id');
     const existing = sessionId ? this.sessions.get(sessionId) : undefined;
+    // Another credential's session answers as an unknown one: its id is not a capability.
+    if (sessionId && existing?.owner !== caller.credential) return this.refuse(res, 404, `unknown MCP session "${printable(sessionId, 64)}"; initialize a new one`);
+    if (!existing && req.method !== 'POST') return this.refuse(res, 400, 'no MCP session: send an initialize request first');
+
+    let message: unknown;
+    if (req.method === 'POST') {
+      const body = await readBody(req, this.options.maxBodyBytes);
+      if (body === undefined) return this.refuse(res, 413, `request body exceeds the limit of ${this.options.maxBodyBytes} bytes (svc.mcp.max-body-bytes)`, { connection: 'close' });
+      try {
+        message = JSON.parse(body);
+      } catch {
+        return this.refuse(res, 400, 'the request body is not JSON', {}, -32700);
+      }
+      const malformed = (Array.isArray(message) ? message : [message]).find((m) => malformedParams(m) !== undefined);
+      if (malformed !== undefined) return this.answerError(res, requestId(malformed), INVALID_PARAMS, malformedParams(malformed)!);
+    }
     if (existing) {
       existing.lastUsed = Date.now();
-      return existing.transport.handleRequest(req, res);
-    }
-    if (sessionId) return this.refuse(res, 404, `unknown MCP session "${sessionId}"; initialize a new one`);
-    if (req.method !== 'POST') return this.refuse(res, 400, 'no MCP session: send an initialize request first');
-    const body = await readBody(req, this.options.maxBodyBytes);
-    if (body === undefined) return this.refuse(res, 413, `request body exceeds the limit of ${this.options.maxBodyBytes} bytes (svc.mcp.max-body-bytes)`);
-    let message: unknown;
-    try {
-      message = JSON.parse(body);
-    } catch {
-      return this.refuse(res, 400, 'the request body is not JSON');
+      return existing.transport.handleRequest(req, res, message);
     }
     const sdk = await loadMcpSdk();
     if (!sdk.types.isInitializeRequest(message)) return this.refuse(res, 400, 'no MCP session: the first request must be initialize');
-    const session = this.newSession(sdk);
+    const session = this.newSession(sdk, caller.credential);
     await session.server.connect(session.transport);
     await session.transport.handleRequest(req, res, message);
   }
 
-  private newSession(sdk: McpSdk): McpSession {
-    if (this.sessions.size >= MAX_SESSIONS) {
-      const oldest = [...this.sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0]!;
-      this.sessions.delete(oldest[0]);
-      void oldest[1].transport.close().catch(() => undefined);
+  /** The credential's identity, or undefined once the request has been refused (401, 429). */
+  private authenticate(req: IncomingMessage, res: ServerResponse): CallerIdentity | undefined {
+    const authorization = req.headers.authorization;
+    const { authenticator } = this.options;
+    if (authorization === undefined && !authenticator.hasTokens) return authenticator.authenticate(undefined);
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const wait = this.authFailures.wait(address);
+    if (wait > 0) {
+      this.refuse(res, 429, `too many failed authentications; retry in ${wait}s`, { 'retry-after': String(wait) });
+      return undefined;
     }
+    try {
+      if (!authorization) throw new AuthenticationError('a bearer token is required: send "Authorization: Bearer <token>"');
+      const identity = authenticator.authenticate(authorization);
+      this.authFailures.succeeded(address);
+      return identity;
+    } catch (error) {
+      if (!(error instanceof AuthenticationError)) throw error;
+      this.authFailures.failed(address);
+      this.refuse(res, 401, error.message, { 'www-authenticate': 'Bearer' });
+      return undefined;
+    }
+  }
+
+  private answerError(res: ServerResponse, id: string | number | null, code: number, message: string): void {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
+  }
+
+  private newSession(sdk: McpSdk, owner: string): McpSession {
     const server = new sdk.Server({ name: '@svc/register', version: this.options.version }, { capabilities: { tools: { listChanged: true } } });
     const transport: StreamableHTTPServerTransport = new sdk.StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      maxRequestBodySize: this.options.maxBodyBytes,
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
+        this.closeLeastRecentlyUsedOf(owner);
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
       },
     });
-    const session: McpSession = { server, transport, lastUsed: Date.now() };
+    const session: McpSession = { server, transport, owner, lastUsed: Date.now() };
     const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk.types;
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.listFor(identityOf(extra.authInfo)) }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const tool = this.options.registry.get(request.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${request.params.name}"; call tools/list for the tools your role may use`);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${printable(request.params.name, 64)}"; call tools/list for the tools your role may use`);
       return this.call(tool, request.params.arguments, request.params._meta, identityOf(extra.authInfo));
     });
     return session;
+  }
+
+  /** Keeps each credential within its session cap: its least recently used sessions are closed. */
+  private closeLeastRecentlyUsedOf(owner: string): void {
+    const own = [...this.sessions.entries()].filter(([, s]) => s.owner === owner).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [id, session] of own.slice(0, Math.max(0, own.length - (this.options.maxSessionsPerCredential ?? 10)))) {
+      this.sessions.delete(id);
+      void session.transport.close().catch(() => undefined);
+    }
   }
 
   private listFor(caller: CallerIdentity | undefined): object[] {
@@ -281,21 +322,27 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The body, or undefined when it exceeds `limit` bytes. */
+/**
+ * The body, or undefined when it exceeds `limit` bytes, declared or streamed. An oversized body
+ * is read to its end and dropped, so the caller gets its 413 instead of a reset connection; one
+ * beyond DRAIN_FACTOR times the limit is cut off.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let tooLarge = Number(req.headers['content-length'] ?? 0) > limit;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        resolve(undefined);
+      if (size > limit * DRAIN_FACTOR) {
         req.destroy();
+        resolve(undefined);
         return;
       }
-      chunks.push(chunk);
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }

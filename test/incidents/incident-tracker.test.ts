@@ -29,7 +29,7 @@ describe('IncidentTracker', () => {
     const open = incidents.openIncidents();
     expect(open).toHaveLength(1);
     const [incident] = open;
-    expect(incident!.id).toMatch(/^INC-\d{8}-0001$/);
+    expect(incident!.id).toMatch(/^INC-\d{8}-[0-9a-z]{5}-0001$/);
     expect(incident!.operation).toBe('GET /a');
     expect([...incident!.patterns]).toContain('error_rate_spike');
     expect(incident!.severity).toBe('HIGH'); // standard tier is MEDIUM, raised for an error-rate spike

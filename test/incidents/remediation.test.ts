@@ -1,18 +1,24 @@
 /** Built-in actions act for real: fallback flag, circuit breakers (a real opossum breaker), baseline, escalation. */
 import CircuitBreaker from 'opossum';
 import { describe, expect, it } from 'vitest';
+import { Approvals } from '../../src/incidents/approvals.js';
 import { AuditTrail } from '../../src/incidents/audit-trail.js';
 import { Remediation, RemediationRefused } from '../../src/incidents/remediation.js';
 import { Verifier } from '../../src/incidents/verification.js';
 import { engineHarness } from '../support/engine-harness.js';
 
 const operator = { agentName: 'ops-bot', role: 'operator', permissions: new Set(['READ', 'DIAGNOSE', 'REMEDIATE'] as const), credential: 'token:ops-bot' };
+const alice = { ...operator, agentName: 'alice', credential: 'token:alice' };
+
+function refusal(outcome: unknown): string {
+  return outcome instanceof RemediationRefused ? outcome.message : '';
+}
 
 function setup() {
   const h = engineHarness();
   h.request('/pay', 10); // the operation must be known for its actions to run
   const audit = new AuditTrail(h.clock);
-  const remediation = new Remediation(h.engine, audit, new Verifier(h.engine), ['alice'], () => ({ level: 'page_oncall', channel: '#oncall' }));
+  const remediation = new Remediation(h.engine, audit, new Verifier(h.engine), new Approvals(h.clock, ['alice']), () => ({ level: 'page_oncall', channel: '#oncall' }));
   return { h, audit, remediation };
 }
 
@@ -24,7 +30,9 @@ describe('Remediation', () => {
     expect(remediation.actionsFor('GET /pay').map((a) => a.name)).toContain('open_circuit_breaker:payments-breaker');
     await expect(remediation.execute('open_circuit_breaker:payments-breaker', 'payments down', undefined, operator)).rejects.toBeInstanceOf(RemediationRefused);
     expect(breaker.opened).toBe(false);
-    await remediation.execute('open_circuit_breaker:payments-breaker', 'payments down', 'alice', operator);
+    const approval = /Approval request (APR-\S+) is open/.exec(refusal(await remediation.execute('open_circuit_breaker:payments-breaker', 'payments down', undefined, operator).catch((e: Error) => e)))![1]!;
+    await remediation.execute(`approve:${approval}`, 'payments are down, agreed', undefined, alice);
+    await remediation.execute('open_circuit_breaker:payments-breaker', 'payments down', approval, operator);
     expect(breaker.opened).toBe(true);
     expect(remediation.actionsFor('GET /pay').map((a) => a.name)).toContain('close_circuit_breaker:payments-breaker');
     const closed = await remediation.execute('close_circuit_breaker:payments-breaker', 'payments back', undefined, operator);

@@ -53,7 +53,7 @@ it('finds the incident, remediates it and verifies the effect, with a shared ses
   expect(health.text).toMatch(/GET \/orders\/\{id\}.*ELEVATED/);
 
   const context = await triage('get_incident_context', { operation_name: operation });
-  const incidentId = /INCIDENT (INC-\d{8}-\d{4})/.exec(context.text)?.[1];
+  const incidentId = /INCIDENT (INC-\d{8}-[0-9a-z]{5}-\d{4})/.exec(context.text)?.[1];
   expect(incidentId).toBeDefined();
   expect(context.text).toMatch(/SEVERITY: +(HIGH|CRITICAL)/);
   expect(context.text).toContain('error_rate_spike');
@@ -86,8 +86,13 @@ it('finds the incident, remediates it and verifies the effect, with a shared ses
   expect(verified.text).toMatch(/Effective: +YES/);
   expect(verified.text).toMatch(/Requests since: +30/);
 
-  expect((await ops('execute_remediation', { action_name: 'flush_inventory_cache', reason: 'stale stock' })).text).toContain('requires approval');
-  expect((await ops('execute_remediation', { action_name: 'flush_inventory_cache', reason: 'stale stock', approved_by: 'alice' })).text).toContain('inventory cache flushed (1 flushes so far)');
+  const requested = await ops('execute_remediation', { action_name: 'flush_inventory_cache', reason: 'stale stock' });
+  const approvalId = /Approval request (APR-\S+) is open/.exec(requested.text)?.[1];
+  expect(approvalId, requested.text).toBeDefined();
+  expect((await ops('execute_remediation', { action_name: 'flush_inventory_cache', reason: 'stale stock', approved_by: 'alice' })).text).toContain('approved_by names no open approval');
+  const alice = await agent(url, 'approver-demo-token', 'alice');
+  expect((await alice('execute_remediation', { action_name: `approve:${approvalId}`, reason: 'cache is stale, go' })).isError).toBeFalsy();
+  expect((await ops('execute_remediation', { action_name: 'flush_inventory_cache', reason: 'stale stock', approved_by: approvalId! })).text).toContain('inventory cache flushed (1 flushes so far)');
   expect((await triage('get_cache_flushes')).text).toBe('1 flushes');
 
   const shared = await triage('get_session', { session_id: sessionId });

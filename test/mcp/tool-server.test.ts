@@ -138,28 +138,61 @@ describe('identity', () => {
 });
 
 describe('remediation with approval', () => {
-  it('refuses an action that needs approval without a valid approver; a configured approver or an ADMIN caller approves', async () => {
-    harness = await mcpHarness();
+  it('runs an action needing approval only after an approver approved it with their own credential', async () => {
+    harness = await mcpHarness('', { approverTokens: true });
     incident(harness);
     const ops = await harness.connect(TOKENS.ops);
     const action = 'reset_baseline:GET /orders/:id';
     const listed = await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/:id' });
     expect(listed.text).toContain(`${action}  [built-in, NEEDS APPROVAL, destructive]`);
-    expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path' })).text).toContain('requires approval');
-    const refused = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: 'mallory' });
-    expect(refused.text).toContain('approved_by "mallory" is not a valid approver: it is not one of the configured approvers');
-    expect(refused.text).not.toContain('alice');
-    const approved = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: 'alice' });
-    expect(approved.isError).toBeFalsy();
-    expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/:id')).toBeUndefined();
-    const lead = await harness.connect(TOKENS.lead);
-    expect((await harness.call(lead, 'execute_remediation', { action_name: 'reset_baseline:GET /orders/:id', reason: 'again', approved_by: 'lead' })).isError).toBeFalsy();
 
-    const trail = await harness.call(ops, 'get_recent_agent_actions');
-    const lines = trail.text.split('\n').slice(1);
-    expect(lines[0]).toMatch(/SUCCESS reset_baseline:GET \/orders\/:id by lead \(admin\); reason: again; approval: approved \(lead\)/);
-    expect(lines[1]).toMatch(/SUCCESS .* by ops-bot \(operator\); reason: new code path; approval: approved \(alice\)/);
-    expect(lines[2]).toMatch(/REFUSED .* by ops-bot \(operator\).*approval: missing \(mallory\)/);
+    // Naming a configured approver approves nothing.
+    const named = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: 'alice' });
+    expect(named).toMatchObject({ isError: true, text: expect.stringContaining('approved_by names no open approval') });
+    const requested = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path' });
+    const approvalId = /Approval request (APR-[0-9a-z]{5}-\d{4}) is open until/.exec(requested.text)?.[1];
+    expect(approvalId, requested.text).toBeDefined();
+    expect(requested.text).not.toContain('alice');
+    expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/:id')).toBeDefined();
+
+    // The operator cannot approve its own request; an early use is refused.
+    expect((await harness.call(ops, 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'self' })).text).toContain('this credential may not approve');
+    expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: approvalId! })).text).toContain('is not approved yet');
+
+    const alice = await harness.connect(TOKENS.alice);
+    const approved = await harness.call(alice, 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'checked the deploy' });
+    expect(approved.isError, approved.text).toBeFalsy();
+    const executed = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: approvalId! });
+    expect(executed.isError, executed.text).toBeFalsy();
+    expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/:id')).toBeUndefined();
+    // Used once.
+    expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'again', approved_by: approvalId! })).text).toContain('approved_by names no open approval');
+
+    // An ADMIN credential approves its own execution.
+    const lead = await harness.connect(TOKENS.lead);
+    expect((await harness.call(lead, 'execute_remediation', { action_name: action, reason: 'again' })).isError).toBeFalsy();
+
+    const observer = await harness.connect(TOKENS.watch);
+    const seenByObserver = (await harness.call(observer, 'get_recent_agent_actions')).text;
+    expect(seenByObserver).not.toContain('alice');
+    expect(seenByObserver).toMatch(new RegExp(`SUCCESS approve:${approvalId} by an approver; reason: checked the deploy`));
+    expect(seenByObserver).toMatch(new RegExp(`SUCCESS ${action.replace(/[/:]/g, '\\$&')} by ops-bot \\(operator\\); reason: new code path; approval: approved \\(${approvalId}\\);`));
+    const seenByApprover = (await harness.call(lead, 'get_recent_agent_actions')).text;
+    expect(seenByApprover).toContain(`approval: approved (${approvalId} by alice)`);
+    expect(seenByApprover).toContain(`SUCCESS approve:${approvalId} by alice (operator)`);
+    expect(seenByApprover).toMatch(/by lead \(admin\); reason: again; approval: approved \(own credential\)/);
+    expect(seenByApprover).toMatch(/REFUSED approve:.* by ops-bot \(operator\).*this credential may not approve/);
+  });
+
+  it('expires an approval after svc.mcp.approval-ttl', async () => {
+    harness = await mcpHarness('', { approverTokens: true });
+    incident(harness);
+    const ops = await harness.connect(TOKENS.ops);
+    const action = 'reset_baseline:GET /orders/:id';
+    const approvalId = /(APR-\S+) is open/.exec((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'r' })).text)![1]!;
+    await harness.call(await harness.connect(TOKENS.alice), 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'ok' });
+    harness.clock.advance(15 * 60_000);
+    expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'r', approved_by: approvalId })).text).toContain('approved_by names no open approval');
   });
 });
 

@@ -19,13 +19,15 @@ import { engineHarness } from './engine-harness.js';
 import { newRegistry } from './registry.js';
 import { tempDir } from './temp-dir.js';
 
-export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', lead: 'lead-secret-token' } as const;
+export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', lead: 'lead-secret-token', alice: 'alice-secret-token', watch: 'watch-secret-token' } as const;
 
-export async function mcpHarness(extraYaml = '', serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean } = {}) {
+export async function mcpHarness(extraYaml = '', serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean; approverTokens?: boolean } = {}) {
   const tokens = `  tokens:
     ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
     triage-bot: { sha256: ${sha256Hex(TOKENS.triage)}, role: diagnostician }
-    lead: { sha256: ${sha256Hex(TOKENS.lead)}, role: admin }`;
+    lead: { sha256: ${sha256Hex(TOKENS.lead)}, role: admin }${serverOptions.approverTokens ? `
+    alice: { sha256: ${sha256Hex(TOKENS.alice)}, role: operator }
+    watch: { sha256: ${sha256Hex(TOKENS.watch)}, role: observer }` : ''}`;
   const yaml = `topology:
   team: checkout
   tier: critical

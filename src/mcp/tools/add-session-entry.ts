@@ -2,6 +2,7 @@
 import { SESSION_ENTRY_TYPES, SessionFullError } from '../../incidents/session-store.js';
 import { isoTime } from '../text-layout.js';
 import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { INPUT_LIMITS } from '../input-limits.js';
 
 export const addSessionEntry: ToolDefinition = {
   name: 'add_session_entry',
@@ -9,9 +10,9 @@ export const addSessionEntry: ToolDefinition = {
   description: 'Adds an entry to a shared session. The agent name and role are taken from the caller\'s credential (and X-Agent-Name / X-Agent-Role headers or _meta), not from the arguments.',
   permission: 'DIAGNOSE',
   parameters: {
-    session_id: { type: 'string', description: 'Session id from create_session' },
+    session_id: { type: 'string', description: 'Session id from create_session', maxLength: INPUT_LIMITS.id },
     type: { type: 'string', description: 'OBSERVATION, DIAGNOSIS, ACTION or RECOMMENDATION', enum: SESSION_ENTRY_TYPES },
-    content: { type: 'string', description: 'What to record' },
+    content: { type: 'string', description: 'What to record', maxLength: INPUT_LIMITS.content },
   },
   required: ['session_id', 'type', 'content'],
   annotations: { readOnlyHint: false, destructiveHint: false },

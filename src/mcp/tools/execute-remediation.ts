@@ -1,5 +1,11 @@
-/** execute_remediation: runs an action, audited; actions that need approval need a valid approver. */
+/**
+ * execute_remediation: runs an action, audited. An action that needs approval runs once a
+ * credential that may approve has approved it: the caller's own, or a second credential's
+ * approval (`approve:<id>`) named by its id in approved_by (src/incidents/approvals.ts).
+ */
+import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { RemediationRefused } from '../../incidents/remediation.js';
+import { INPUT_LIMITS } from '../input-limits.js';
 import { fields, isoTime } from '../text-layout.js';
 import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
 
@@ -7,12 +13,12 @@ export const executeRemediation: ToolDefinition = {
   name: 'execute_remediation',
   title: 'Execute remediation',
   description:
-    'Executes a remediation action by its exact name from list_remediation_actions. The reason is recorded in the audit trail with the caller\'s name and role. Actions marked NEEDS APPROVAL also need approved_by naming a configured approver (or a caller whose role grants ADMIN). Check get_recent_agent_actions first to avoid duplicate remediation; verify with verify_remediation_effect.',
+    'Executes a remediation action by its exact name from list_remediation_actions. The reason is recorded in the audit trail with the caller\'s name and role. An action marked NEEDS APPROVAL, executed by a caller that may not approve, opens an approval request APR-...: an approver executes "approve:APR-..." with their own credential, then the caller executes the action again with approved_by "APR-...". Check get_recent_agent_actions first to avoid duplicate remediation; verify with verify_remediation_effect.',
   permission: 'REMEDIATE',
   parameters: {
-    action_name: { type: 'string', description: 'Exact action name, e.g. "enable_fallback:GET /orders/{id}"' },
-    reason: { type: 'string', description: 'Why, recorded in the audit trail' },
-    approved_by: { type: 'string', description: 'Approver, required for actions that need approval' },
+    action_name: { type: 'string', description: 'Exact action name, e.g. "enable_fallback:GET /orders/{id}", or "approve:APR-..." to approve a request', maxLength: INPUT_LIMITS.actionName },
+    reason: { type: 'string', description: 'Why, recorded in the audit trail', maxLength: INPUT_LIMITS.reason },
+    approved_by: { type: 'string', description: 'The approval id (APR-...) an approver approved, for an action that needs approval', maxLength: INPUT_LIMITS.id },
   },
   required: ['action_name', 'reason'],
   annotations: { readOnlyHint: false, destructiveHint: true },
@@ -25,7 +31,7 @@ export const executeRemediation: ToolDefinition = {
           ['Result', result.message],
           ['By', `${caller.agentName} (${caller.role})`],
           ['Reason', args.reason!],
-          ['Approval', `${result.audit.approval}${args.approved_by ? ` by ${args.approved_by}` : ''}`],
+          ['Approval', approvalText(result.audit, services.remediation.approvals.mayApprove(caller))],
           ['At', isoTime(result.audit.timestamp)],
           ['Verify', `call verify_remediation_effect("${args.action_name}") in ${Math.round(services.verifier.delayMs / 1000)}s`],
         ]),
@@ -37,3 +43,9 @@ export const executeRemediation: ToolDefinition = {
     }
   },
 };
+
+/** `approved (APR-x2k9q-0001 by lead)`: the approver's name only for callers who may approve. */
+export function approvalText(entry: AuditEntry, showApprover: boolean): string {
+  if (!entry.approvedBy) return entry.approval;
+  return `${entry.approval} (${entry.approvedBy}${showApprover && entry.approver ? ` by ${entry.approver}` : ''})`;
+}

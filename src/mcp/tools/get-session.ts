@@ -1,13 +1,14 @@
 /** get_session: a session and its entries, in the spec's layout. */
 import { fields, isoTime } from '../text-layout.js';
 import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
+import { INPUT_LIMITS } from '../input-limits.js';
 
 export const getSession: ToolDefinition = {
   name: 'get_session',
   title: 'Get session',
   description: 'Shows a shared session: its incident, creation time and every entry with time, type, agent name, role and content.',
   permission: 'READ',
-  parameters: { session_id: { type: 'string', description: 'Session id from create_session' } },
+  parameters: { session_id: { type: 'string', description: 'Session id from create_session', maxLength: INPUT_LIMITS.id } },
   required: ['session_id'],
   annotations: READ_ONLY,
   handler(args, { services }) {

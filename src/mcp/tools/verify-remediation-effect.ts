@@ -1,6 +1,7 @@
 /** verify_remediation_effect: compares the health snapshot at execution with the traffic since. */
 import { fields, isoTime, ms } from '../text-layout.js';
 import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
+import { INPUT_LIMITS } from '../input-limits.js';
 
 export const verifyRemediationEffect: ToolDefinition = {
   name: 'verify_remediation_effect',
@@ -8,7 +9,7 @@ export const verifyRemediationEffect: ToolDefinition = {
   description:
     'Compares the health snapshot taken when an action was executed with the traffic since, once the verification delay (default 30 s) has passed: effective YES or NO, latency and error-rate deltas, health before and after. Calling earlier says how long to wait.',
   permission: 'DIAGNOSE',
-  parameters: { action_name: { type: 'string', description: 'The action name given to execute_remediation' } },
+  parameters: { action_name: { type: 'string', description: 'The action name given to execute_remediation', maxLength: INPUT_LIMITS.actionName } },
   required: ['action_name'],
   annotations: READ_ONLY,
   handler(args, { services }) {

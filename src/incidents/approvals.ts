@@ -1,0 +1,103 @@
+/**
+ * Approval as a second credential's act (DESIGN "Approval is a second credential's act").
+ *
+ * A caller without the right to approve who executes an action needing approval opens an
+ * approval request (`APR-<tag>-<n>`) bound to that action and to its own credential. A caller
+ * whose credential may approve (its role grants ADMIN, or its token's agent is listed in
+ * `svc.mcp.approvers`) approves it with its own credential by executing `approve:<id>`. The
+ * requester then executes the action with `approved_by: <id>`, once, within `ttlMs` of the
+ * request. Bounded: at most `maxPerCredential` open requests per credential (its oldest is
+ * dropped, counted).
+ */
+import type { Clock } from '../analysis/clock.js';
+import type { CallerIdentity } from '../mcp/tool-definition.js';
+import { IdSequence } from './id-sequence.js';
+
+export interface ApprovalRequest {
+  readonly id: string;
+  readonly action: string;
+  /** The credential that asked, and the only one that may use the approval. */
+  readonly credential: string;
+  readonly requestedBy: string;
+  readonly requestedAt: number;
+  readonly expiresAt: number;
+  approvedBy?: string;
+  approvedAt?: number;
+}
+
+export class ApprovalError extends Error {}
+
+export const APPROVE_PREFIX = 'approve:';
+
+export class Approvals {
+  private readonly requests = new Map<string, ApprovalRequest>();
+  private readonly ids = new IdSequence('APR');
+  /** Requests dropped because their credential opened too many. */
+  evicted = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly approvers: readonly string[],
+    readonly ttlMs = 15 * 60_000,
+    readonly maxPerCredential = 10,
+  ) {}
+
+  /** Whether the caller's own credential may approve: its role grants ADMIN, or its token's agent is a configured approver. */
+  mayApprove(caller: CallerIdentity): boolean {
+    if (caller.permissions.has('ADMIN')) return true;
+    return caller.credential.startsWith('token:') && this.approvers.includes(caller.credential.slice('token:'.length));
+  }
+
+  /** The open request of this credential for this action, or a new one. */
+  request(action: string, caller: CallerIdentity): ApprovalRequest {
+    this.expire();
+    for (const open of this.requests.values()) if (open.action === action && open.credential === caller.credential && open.approvedBy === undefined) return open;
+    const own = [...this.requests.values()].filter((r) => r.credential === caller.credential);
+    if (own.length >= this.maxPerCredential) {
+      this.requests.delete(own[0]!.id);
+      this.evicted++;
+    }
+    const now = this.clock.now();
+    const request: ApprovalRequest = { id: this.ids.next(), action, credential: caller.credential, requestedBy: caller.agentName, requestedAt: now, expiresAt: now + this.ttlMs };
+    this.requests.set(request.id, request);
+    return request;
+  }
+
+  /** Approves a request with the caller's own credential. */
+  approve(id: string, approver: CallerIdentity): ApprovalRequest {
+    if (!this.mayApprove(approver)) throw new ApprovalError(`this credential may not approve: approving needs a role that grants ADMIN or a token listed in svc.mcp.approvers`);
+    const request = this.find(id);
+    if (request.approvedBy !== undefined) throw new ApprovalError(`approval request ${id} is already approved`);
+    request.approvedBy = approver.agentName;
+    request.approvedAt = this.clock.now();
+    return request;
+  }
+
+  /** Uses an approval for `action` by the credential that requested it; it cannot be used again. */
+  use(id: string, action: string, caller: CallerIdentity): ApprovalRequest {
+    const request = this.find(id);
+    if (request.action !== action || request.credential !== caller.credential) throw new ApprovalError(`approval ${id} is for another action or caller; execute ${action} without approved_by to request an approval of its own`);
+    if (request.approvedBy === undefined) throw new ApprovalError(`approval request ${id} is not approved yet: an approver must execute "${APPROVE_PREFIX}${id}" with their own credential`);
+    this.requests.delete(id);
+    return request;
+  }
+
+  /** Open requests, oldest first, for approvers to see. */
+  pending(): ApprovalRequest[] {
+    this.expire();
+    return [...this.requests.values()].filter((r) => r.approvedBy === undefined);
+  }
+
+  private find(id: string): ApprovalRequest {
+    this.expire();
+    const request = this.requests.get(id);
+    // The id is not echoed: it may be a name typed where an approval id belongs.
+    if (!request) throw new ApprovalError(`approved_by names no open approval: approvals are APR-... ids, valid for ${Math.round(this.ttlMs / 60_000)} min and used once; execute the action without approved_by to request a new one`);
+    return request;
+  }
+
+  private expire(): void {
+    const now = this.clock.now();
+    for (const [id, request] of this.requests) if (request.expiresAt <= now) this.requests.delete(id);
+  }
+}
