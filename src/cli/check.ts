@@ -1,10 +1,12 @@
 /**
  * `svc check [--config FILE] [-Dsvc.key=value ...]`: validates the configuration the preload would
- * see here (properties, `SVC_*` env, the file) and prints every effective value with its source.
+ * see here (properties, `SVC_*` env, the file), prints every effective value with its source and
+ * the most memory agents can make svc hold with it (agent-state-ceiling.ts).
  * Returns 1 when there are errors (for the user's own CI), 2 for a usage error, else 0.
  */
 import { formatProblem } from '../config/config-source.js';
 import { loadConfig } from '../config/load-config.js';
+import { agentStateCeiling, ceilingLimitsFromConfig, formatBytes } from '../mcp/agent-state-ceiling.js';
 
 export const USAGE = `usage: svc check [--config FILE] [-Dsvc.<key>=<value> ...]
 
@@ -40,6 +42,10 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   const entries = [...config.entries()].sort((a, b) => a.key.localeCompare(b.key));
   const width = Math.max(...entries.map((e) => e.key.length)) + 4;
   for (const entry of entries) out(`  ${`svc.${entry.key}`.padEnd(width)} ${formatValue(entry.value)}  (${entry.source.where})`);
+  const ceiling = agentStateCeiling(ceilingLimitsFromConfig(config));
+  out(`memory agents can make svc hold, at most: ${formatBytes(ceiling.totalBytes)}`);
+  const nameWidth = Math.max(...ceiling.parts.map((p) => p.name.length)) + 2;
+  for (const part of ceiling.parts) out(`  ${part.name.padEnd(nameWidth)}${formatBytes(part.bytes).padStart(10)}  ${part.rule}`);
   const errors = config.errors().length;
   out(errors ? `${errors} error(s)` : 'configuration is valid');
   return errors ? 1 : 0;

@@ -28,6 +28,8 @@ export interface ApprovalRequest {
 export class ApprovalError extends Error {}
 
 export const APPROVE_PREFIX = 'approve:';
+/** Open approval requests kept per credential. */
+export const MAX_REQUESTS_PER_CREDENTIAL = 10;
 
 export class Approvals {
   private readonly requests = new Map<string, ApprovalRequest>();
@@ -39,7 +41,7 @@ export class Approvals {
     private readonly clock: Clock,
     private readonly approvers: readonly string[],
     readonly ttlMs = 15 * 60_000,
-    readonly maxPerCredential = 10,
+    readonly maxPerCredential = MAX_REQUESTS_PER_CREDENTIAL,
   ) {}
 
   /** Whether the caller's own credential may approve: its role grants ADMIN, or its token's agent is a configured approver. */

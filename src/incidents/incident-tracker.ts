@@ -95,7 +95,7 @@ export class IncidentTracker {
     if (!definition) return;
     const now = this.engine.clock.now();
     const incident = this.openFor(definition.operationName, `slo:${alert.sloName}`, now);
-    incident.sloAlerts.push(alert.sloName);
+    if (!incident.sloAlerts.includes(alert.sloName)) incident.sloAlerts.push(alert.sloName);
     incident.lastDetectionAt = now;
     incident.severity = this.raised(incident);
   }

@@ -43,8 +43,8 @@ interface Pending {
 }
 
 const STATUS_RANK: Record<ServiceStatus, number> = { HEALTHY: 0, DEGRADED: 1, CRITICAL: 2 };
-const MAX_PENDING = 50;
-const SAMPLES_SINCE = 1000;
+export const MAX_PENDING = 50;
+export const SAMPLES_SINCE = 1000;
 
 export class Verifier {
   private readonly pending = new Map<string, Pending>();

@@ -10,7 +10,7 @@ import { RateLimiter } from './rate-limiter.js';
 export const PER_ADDRESS_PER_MINUTE = 10;
 export const GLOBAL_PER_MINUTE = 60;
 const KNOWN_GOOD_MS = 3_600_000;
-const MAX_KNOWN_GOOD = 1000;
+export const MAX_KNOWN_GOOD = 1000;
 
 export class AuthFailureLimiter {
   private readonly perAddress: RateLimiter;

@@ -1,5 +1,5 @@
 /** A token bucket per caller: `perMinute` requests, refilled continuously. Bounded in callers. */
-const MAX_CALLERS = 1000;
+export const MAX_CALLERS = 1000;
 
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();

@@ -33,6 +33,20 @@ describe('svc check', () => {
     expect(output).toContain('unknown key "topolgy"; did you mean "topology"?');
   });
 
+  it('prints the most memory agents can make svc hold, following the limits', () => {
+    const total = (output: string) => {
+      const match = /memory agents can make svc hold, at most: ([\d.]+) MiB/.exec(output);
+      expect(match, output).not.toBeNull();
+      return Number(match![1]);
+    };
+    const defaults = run([]).output;
+    expect(defaults).toMatch(/shared sessions +16\.0 MiB {2}limits\.max-session-bytes; the oldest sessions are evicted/);
+    expect(defaults).toMatch(/audit trail +[\d.]+ MiB {2}500 entries \(limits\.max-audit-entries\)/);
+    const smaller = run(['-Dsvc.limits.max-session-bytes=1048576']).output;
+    expect(smaller).toMatch(/shared sessions +1\.0 MiB/);
+    expect(total(defaults) - total(smaller)).toBeCloseTo(15, 0);
+  });
+
   it('exits 2 on a usage error', () => {
     expect(run(['--frobnicate']).code).toBe(2);
     expect(run(['--config']).code).toBe(2);

@@ -1,0 +1,87 @@
+/**
+ * The most memory agents can make svc hold, in bytes, for a configuration: every store an agent
+ * can fill is capped in count, every string in it is bounded (input-limits.ts), so each store has
+ * a worst case; `svc check` prints them and their sum. Strings are counted at two bytes a
+ * character (V8 keeps one byte for Latin-1 text), records at RECORD_OVERHEAD_BYTES each.
+ * Measured figures the bounds rest on: an MCP session (SDK server and transport) holds about
+ * 4.6 KB of heap, counted as 16 KiB; a verification's window of 1,000 observations 24 KB.
+ */
+import type { ResolvedConfig } from '../config/resolved-config.js';
+import { MAX_REQUESTS_PER_CREDENTIAL } from '../incidents/approvals.js';
+import { MAX_DETAIL_LENGTH } from '../incidents/audit-trail.js';
+import { recordBytes } from '../incidents/session-store.js';
+import { MAX_PENDING, SAMPLES_SINCE } from '../incidents/verification.js';
+import { MAX_KNOWN_GOOD } from './auth-failure-limiter.js';
+import { INPUT_LIMITS } from './input-limits.js';
+import { MAX_CALLERS } from './rate-limiter.js';
+
+export interface CeilingLimits {
+  readonly maxSessionBytes: number;
+  readonly maxAuditEntries: number;
+  readonly maxChanges: number;
+  readonly maxIncidents: number;
+  readonly maxOperations: number;
+  /** Configured tokens, plus the anonymous pool. */
+  readonly credentials: number;
+  readonly longestTokenName: number;
+  readonly maxSessionsPerCredential: number;
+  readonly approvalsPerCredential: number;
+}
+
+export interface CeilingPart {
+  readonly name: string;
+  readonly bytes: number;
+  /** What bounds it and what is evicted first. */
+  readonly rule: string;
+}
+
+const MCP_SESSION_BYTES = 16 * 1024;
+/** A rate-limit or address table entry: key (an address or credential) and its bucket. */
+const TABLE_ENTRY_BYTES = recordBytes('x'.repeat(INPUT_LIMITS.agentName));
+const ISO_TIME = 'x'.repeat(24);
+
+function chars(n: number): string {
+  return 'x'.repeat(n);
+}
+
+export function agentStateCeiling(limits: CeilingLimits): { parts: CeilingPart[]; totalBytes: number } {
+  // A stored agent name: `<token agent>/<declared name>`, or `<declared name> (unverified)`.
+  const agentName = chars(Math.max(limits.longestTokenName + 1, ' (unverified)'.length) + INPUT_LIMITS.agentName);
+  const role = chars(INPUT_LIMITS.role);
+  const auditEntry = recordBytes(agentName, role, chars(INPUT_LIMITS.actionName), chars(INPUT_LIMITS.reason), chars(INPUT_LIMITS.id), agentName, chars(MAX_DETAIL_LENGTH + 40));
+  const change = recordBytes(chars(INPUT_LIMITS.actionName), agentName, role, chars(INPUT_LIMITS.reason), ISO_TIME);
+  // An incident names its operation, patterns, SLOs, a cause quoting one change and a resolution naming an action and agent.
+  const incident = recordBytes(chars(INPUT_LIMITS.id), chars(INPUT_LIMITS.operationName), chars(200), chars(INPUT_LIMITS.actionName + INPUT_LIMITS.reason + 200), chars(INPUT_LIMITS.actionName), agentName);
+  const verification = recordBytes(chars(INPUT_LIMITS.actionName)) + 8 * (4 + 3 * SAMPLES_SINCE);
+  const approval = recordBytes(chars(INPUT_LIMITS.id), chars(INPUT_LIMITS.actionName), agentName, agentName);
+  const parts: CeilingPart[] = [
+    { name: 'shared sessions', bytes: limits.maxSessionBytes, rule: 'limits.max-session-bytes; the oldest sessions are evicted' },
+    { name: 'audit trail', bytes: limits.maxAuditEntries * auditEntry, rule: `${limits.maxAuditEntries} entries (limits.max-audit-entries) of at most ${formatBytes(auditEntry)}; the oldest is evicted` },
+    { name: 'change history', bytes: limits.maxChanges * change, rule: `${limits.maxChanges} entries (limits.max-changes) of at most ${formatBytes(change)}; the oldest is evicted` },
+    { name: 'incidents', bytes: (limits.maxIncidents + limits.maxOperations) * incident, rule: `one open per operation (limits.max-operations) and ${limits.maxIncidents} resolved (limits.max-incidents) of at most ${formatBytes(incident)}; the oldest resolved is evicted` },
+    { name: 'verification snapshots', bytes: MAX_PENDING * verification, rule: `${MAX_PENDING} pending actions of ${formatBytes(verification)}; the oldest is evicted` },
+    { name: 'approval requests', bytes: limits.credentials * limits.approvalsPerCredential * approval, rule: `${limits.approvalsPerCredential} per credential; a credential's oldest is evicted` },
+    { name: 'MCP sessions', bytes: limits.credentials * limits.maxSessionsPerCredential * MCP_SESSION_BYTES, rule: `${limits.maxSessionsPerCredential} per credential (mcp.max-sessions-per-credential) of ${formatBytes(MCP_SESSION_BYTES)}; a credential's least recently used is closed` },
+    { name: 'rate-limit tables', bytes: (3 * MAX_CALLERS + MAX_KNOWN_GOOD) * TABLE_ENTRY_BYTES, rule: `${MAX_CALLERS} callers per table; the oldest is evicted` },
+  ];
+  return { parts, totalBytes: parts.reduce((sum, part) => sum + part.bytes, 0) };
+}
+
+export function ceilingLimitsFromConfig(config: ResolvedConfig): CeilingLimits {
+  const tokens = config.names('mcp.tokens');
+  return {
+    maxSessionBytes: config.get('limits.max-session-bytes'),
+    maxAuditEntries: config.get('limits.max-audit-entries'),
+    maxChanges: config.get('limits.max-changes'),
+    maxIncidents: config.get('limits.max-incidents'),
+    maxOperations: config.get('limits.max-operations'),
+    credentials: tokens.length + 1,
+    longestTokenName: Math.max(0, ...tokens.map((name) => name.length)),
+    maxSessionsPerCredential: config.get('mcp.max-sessions-per-credential'),
+    approvalsPerCredential: MAX_REQUESTS_PER_CREDENTIAL,
+  };
+}
+
+export function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
+}

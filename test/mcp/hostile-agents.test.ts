@@ -1,0 +1,215 @@
+/**
+ * The holes a hostile token holder found, each kept closed: unbounded names, sessions of other
+ * credentials, token guessing from many addresses, self-declared names without a token, ids
+ * reused across runs, and malformed protocol messages. Real HTTP, official MCP SDK client.
+ */
+import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/fixture-app.js';
+import { mcpHarness, TOKENS } from '../support/mcp-harness.js';
+
+let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** A raw JSON-RPC POST on an open session (or none), as a client outside the SDK would send it. */
+async function post(url: string, token: string, body: unknown, sessionId?: string): Promise<{ status: number; json: { error?: { code: number; message: string }; result?: unknown } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2025-11-25',
+      ...(sessionId && { 'mcp-session-id': sessionId }),
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const data = text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((l) => l.startsWith('data:'))!.slice(5) : text;
+  return { status: response.status, json: JSON.parse(data) };
+}
+
+function sessionOf(client: { transport?: unknown }): string {
+  return (client.transport as StreamableHTTPClientTransport).sessionId!;
+}
+
+/** Status of a request from a given loopback source address, without keep-alive. */
+function statusFrom(url: string, localAddress: string, token: string): Promise<number> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    request({ host: target.hostname, port: target.port, path: '/mcp', method: 'POST', localAddress, agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    })
+      .on('error', reject)
+      .end('{}');
+  });
+}
+
+describe('identity', () => {
+  it('refuses a declared agent name or role beyond its bound, from _meta and from headers', async () => {
+    harness = await mcpHarness();
+    const triage = await harness.connect(TOKENS.triage);
+    const huge = 'n'.repeat(1_000_000);
+    const byMeta = await harness.call(triage, 'get_service_health', {}, { agentName: huge });
+    expect(byMeta).toMatchObject({ isError: true, text: 'the declared agent name is 1000000 characters long; at most 128 are accepted' });
+    const incident = harness.services.incidents;
+    expect(incident.openIncidents()).toEqual([]);
+    await expect(harness.connect(TOKENS.triage, { 'x-agent-name': 'n'.repeat(129) })).rejects.toThrow(/403|at most 128 are accepted/);
+    await expect(harness.connect(TOKENS.triage, { 'x-agent-role': 'r'.repeat(65) })).rejects.toThrow(/403|at most 64 are accepted/);
+    const escape = await harness.call(triage, 'get_service_health', {}, { agentName: 'evil\u001b[2Jbot' });
+    expect(escape).toMatchObject({ isError: true, text: expect.stringContaining('"evil\\x1b[2Jbot" contains control characters') });
+    expect(harness.services.audit.recent()).toEqual([]);
+  });
+
+  it('marks a self-declared name without a token as unverified in sessions and the audit trail', async () => {
+    harness = await mcpHarness('', { tokens: false });
+    harness.request('/orders/:id', 20);
+    const anonymous = await harness.connect(undefined, { 'x-agent-name': 'sre-lead' });
+    // An incident to hold a session: a latency fault the engine detects.
+    harness.clock.advance(120_000);
+    for (let i = 0; i < 100; i++) {
+      harness.request('/orders/:id', 20 + (i % 7));
+      harness.clock.advance(200);
+    }
+    for (let i = 0; i < 30; i++) {
+      harness.request('/orders/:id', 60, i % 2 === 0);
+      harness.clock.advance(200);
+    }
+    const incidentId = harness.services.incidents.openIncident('GET /orders/:id')!.id;
+    const created = await harness.call(anonymous, 'create_session', { incident_id: incidentId });
+    expect(created.text).toContain('by sre-lead (unverified) (diagnostician)');
+    const sessionId = (created.structuredContent as { sessionId: string }).sessionId;
+    await harness.call(anonymous, 'add_session_entry', { session_id: sessionId, type: 'OBSERVATION', content: 'looks bad' }, { agentName: 'admin' });
+    expect((await harness.call(anonymous, 'get_session', { session_id: sessionId })).text).toContain('OBSERVATION by admin (unverified) (diagnostician)');
+  });
+});
+
+describe('MCP sessions', () => {
+  it('belong to the credential that opened them: another credential gets 404, even to delete', async () => {
+    harness = await mcpHarness('', { approverTokens: true });
+    const lead = await harness.connect(TOKENS.lead);
+    const leadSession = sessionOf(lead);
+    const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
+    expect((await post(harness.url, TOKENS.watch, list, leadSession)).status).toBe(404);
+    const deleted = await fetch(harness.url, { method: 'DELETE', headers: { authorization: `Bearer ${TOKENS.watch}`, 'mcp-session-id': leadSession } });
+    expect(deleted.status).toBe(404);
+    expect((await lead.listTools()).tools).toHaveLength(15);
+    const own = await post(harness.url, TOKENS.lead, list, leadSession);
+    expect(own.status).toBe(200);
+  });
+
+  it('are capped per credential: one caller opening 101 sessions closes only its own oldest', async () => {
+    harness = await mcpHarness('', { approverTokens: true });
+    const lead = await harness.connect(TOKENS.lead);
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } };
+    const flooded: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      const response = await fetch(harness.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKENS.watch}` }, body: JSON.stringify(initialize) });
+      await response.text();
+      flooded.push(response.headers.get('mcp-session-id')!);
+    }
+    expect((await lead.listTools()).tools).toHaveLength(15);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
+    expect((await post(harness.url, TOKENS.watch, list, flooded[0])).status).toBe(404);
+    expect((await post(harness.url, TOKENS.watch, list, flooded.at(-1))).status).toBe(200);
+    const kept = [];
+    for (const id of flooded) if ((await post(harness.url, TOKENS.watch, list, id)).status === 200) kept.push(id);
+    expect(kept).toEqual(flooded.slice(-10));
+  });
+});
+
+describe('token guessing', () => {
+  it('limits failed authentications globally: 50 addresses evaluate about one guess a second, a working agent keeps working', async () => {
+    harness = await mcpHarness();
+    const addresses = Array.from({ length: 50 }, (_, i) => `127.0.1.${i + 1}`);
+    const worker = '127.0.2.1';
+    expect(await statusFrom(harness.url, worker, TOKENS.ops)).not.toBe(401);
+    const evaluatedPerSecond: number[] = [];
+    let refused = 0;
+    let workerServed = 0;
+    const seconds = 30;
+    for (let second = 0; second < seconds; second++) {
+      const statuses = await Promise.all(addresses.flatMap((address) => [statusFrom(harness!.url, address, `guess-${second}-${address}-a`), statusFrom(harness!.url, address, `guess-${second}-${address}-b`)]));
+      evaluatedPerSecond.push(statuses.filter((s) => s === 401).length);
+      refused += statuses.filter((s) => s === 429).length;
+      if ((await statusFrom(harness.url, worker, TOKENS.ops)) !== 429) workerServed++;
+      // A new address with a valid token waits while the global budget is spent.
+      if (second === seconds - 1) expect(await statusFrom(harness.url, '127.0.3.1', TOKENS.ops)).toBe(429);
+      harness.clock.advance(1000);
+    }
+    const evaluated = evaluatedPerSecond.reduce((a, b) => a + b, 0);
+    const sustained = evaluatedPerSecond.slice(10).reduce((a, b) => a + b, 0) / (seconds - 10);
+    console.log(`token guessing: ${evaluated} of ${evaluated + refused} guesses from 50 addresses evaluated in ${seconds} s of clock: ${evaluatedPerSecond[0]} in the first second, then ${sustained.toFixed(2)}/s; the authenticated agent was served ${workerServed}/${seconds} times`);
+    // The global budget: 60 at once, then one a second.
+    expect(evaluatedPerSecond[0]).toBe(60);
+    expect(sustained).toBeLessThanOrEqual(1);
+    expect(workerServed).toBe(seconds);
+  });
+});
+
+describe('ids', () => {
+  it('differ between two runs of the process', () => {
+    const script = `import('${ROOT}dist/incidents/id-sequence.js').then((m) => console.log(new m.IdSequence('SES').next()))`;
+    const first = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim();
+    const second = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }).trim();
+    expect(first).toMatch(/^SES-[0-9a-z]{5}-0001$/);
+    expect(second).toMatch(/^SES-[0-9a-z]{5}-0001$/);
+    expect(first).not.toBe(second);
+  });
+});
+
+describe('protocol edges', () => {
+  it('answers malformed tools/call params with -32602 in one line', async () => {
+    harness = await mcpHarness();
+    const lead = await harness.connect(TOKENS.lead);
+    const session = sessionOf(lead);
+    const cases: [unknown, RegExp][] = [
+      [{ name: 'get_service_health', arguments: 'format=json' }, /^tools\/call: params.arguments must be an object of string values; got string$/],
+      [{ name: 'get_service_health', arguments: ['json'] }, /^tools\/call: params.arguments must be an object of string values; got an array$/],
+      [{ name: 42 }, /^tools\/call: params.name must be the tool's name as a string; got number$/],
+      [{ name: 'get_service_health', _meta: 'x' }, /^tools\/call: params._meta must be an object; got string$/],
+      ['get_service_health', /^tools\/call: params must be an object; got string$/],
+    ];
+    for (const [params, message] of cases) {
+      const { status, json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 9, method: 'tools/call', params }, session);
+      expect(status).toBe(200);
+      expect(json.error?.code).toBe(-32602);
+      expect(json.error?.message).toMatch(message);
+    }
+  });
+
+  it('answers an oversized body 413, chunked or not', async () => {
+    harness = await mcpHarness();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { padding: 'x'.repeat(2 * 1024 * 1024) } });
+    const url = new URL(harness.url);
+    for (const chunked of [true, false]) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { authorization: `Bearer ${TOKENS.lead}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(!chunked && { 'content-length': Buffer.byteLength(body) }) } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        if (chunked) for (let i = 0; i < body.length; i += 65_536) req.write(body.slice(i, i + 65_536));
+        else req.write(body);
+        req.end();
+      });
+      expect(status, chunked ? 'chunked' : 'content-length').toBe(413);
+    }
+  });
+
+  it('checks argument names as own properties: constructor or toString are unknown arguments', async () => {
+    harness = await mcpHarness();
+    const lead = await harness.connect(TOKENS.lead);
+    for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const { json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_service_health', arguments: JSON.parse(`{"${name}":"x"}`) } }, sessionOf(lead));
+      const text = (json.result as { content: { text: string }[]; isError: boolean }).content[0]!.text;
+      expect(text).toBe(`unknown argument "${name}" for get_service_health; accepted: format`);
+    }
+  });
+});
