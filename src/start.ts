@@ -18,7 +18,7 @@ import { EventLog } from './telemetry/event-log.js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { startTelemetry } from './telemetry/sdk.js';
 import { startToolServer } from './mcp/start-tool-server.js';
-import { installShutdownHooks } from './telemetry/shutdown-hooks.js';
+import { installShutdownHooks, settledWithin } from './telemetry/shutdown-hooks.js';
 import { TelemetryLoss } from './telemetry/telemetry-loss.js';
 import { systemClock } from './analysis/clock.js';
 import { diag } from '@opentelemetry/api';
@@ -26,7 +26,6 @@ import { TopologyResource } from './telemetry/topology-resource.js';
 
 /** Topology reaches the Resource at the first request, or this long after start. */
 const TOPOLOGY_SETTLE_MS = 1000;
-const FLUSH_TIMEOUT_MS = 5000;
 /** How often telemetry the exporters failed to deliver is counted up on stderr. */
 const LOSS_REPORT_INTERVAL_MS = 5 * 60_000;
 
@@ -134,7 +133,8 @@ function startOrThrow(options: StartOptions): Svc {
 
   setTimeout(settleTopology, TOPOLOGY_SETTLE_MS).unref();
   process.once('beforeExit', settleTopology);
-  const removeHooks = installShutdownHooks(telemetry, { timeoutMs: FLUSH_TIMEOUT_MS, onEnd: () => loss.reportAtEnd() });
+  const shutdownTimeoutMs = config.get<number>('telemetry.shutdown-timeout');
+  const removeHooks = installShutdownHooks(telemetry, { timeoutMs: shutdownTimeoutMs, onEnd: () => loss.reportAtEnd() });
 
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
   if (engine && config.get<boolean>('mcp.enabled')) {
@@ -158,7 +158,7 @@ function startOrThrow(options: StartOptions): Svc {
       runtime().active = false;
       runtime().engine = undefined;
       stopLossReports();
-      await telemetry.shutdown();
+      await settledWithin(telemetry.shutdown(), shutdownTimeoutMs);
       loss.reportAtEnd();
     },
   };

@@ -1,9 +1,13 @@
 /**
- * Flushes telemetry when the process ends, without changing how it ends:
- * - natural end (`beforeExit`): shut the SDK down, which exports what is queued;
- * - SIGTERM / SIGINT: flush (bounded by `timeoutMs`); if the app has no handler of its own for
- *   that signal, re-raise it so the process dies by the signal exactly as it would have; if it has
- *   one, the app's handler decides, as before.
+ * Flushes telemetry when the process ends, waiting at most `timeoutMs`
+ * (`svc.telemetry.shutdown-timeout`), without otherwise changing how it ends:
+ * - natural end (`beforeExit`): shut the SDK down, which exports what is queued. If that has not
+ *   finished within the bound, the process is ended with `process.exit()`, whose exit code is
+ *   `process.exitCode` as at a natural end: with a collector down, the OTLP exporters retry for
+ *   up to `OTEL_EXPORTER_OTLP_TIMEOUT` (10 s by default) on timers that keep the process alive;
+ * - SIGTERM / SIGINT: flush (bounded); if the app has no handler of its own for that signal,
+ *   re-raise it so the process dies by the signal exactly as it would have; if it has one, the
+ *   app's handler decides, as before.
  * `onEnd` runs when the process is about to end: before a re-raised signal, else at `exit`.
  * A `process.exit()` called by the app cannot be waited for; spans still queued then are lost.
  */
@@ -15,7 +19,7 @@ export interface Flushable {
 }
 
 export interface ShutdownHookOptions {
-  /** The longest a signal waits for the flush. */
+  /** The longest the end of the process waits for telemetry. */
   readonly timeoutMs: number;
   /** Runs when the process is about to end (for the last report); must not throw. */
   readonly onEnd?: () => void;
@@ -39,7 +43,9 @@ export function installShutdownHooks(telemetry: Flushable, options: ShutdownHook
   const onEnd = (): void => options.onEnd?.();
 
   const onBeforeExit = (): void => {
-    void settledWithin(telemetry.shutdown(), timeoutMs);
+    void settledWithin(telemetry.shutdown(), timeoutMs).then((settled) => {
+      if (!settled) process.exit();
+    });
   };
   process.once('beforeExit', onBeforeExit);
   process.on('exit', onEnd);

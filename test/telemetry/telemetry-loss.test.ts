@@ -1,16 +1,18 @@
 /**
  * Telemetry loss in-process: the first failure of each signal at once, the periodic count with an
  * injected clock and schedule (nothing when nothing failed), the exporter wrapper, queue drops seen
- * through a real BatchSpanProcessor, and the endpoint named without credentials.
+ * through a real BatchSpanProcessor, the endpoint named without credentials, and the shutdown key.
  */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { CountingExporter, type BatchExporter } from '../../src/telemetry/counting-exporter.js';
 import { otlpEndpoint } from '../../src/telemetry/otlp-endpoint.js';
 import { queueDropMeterProvider } from '../../src/telemetry/queue-drop-meter-provider.js';
 import { TelemetryLoss, type Schedule } from '../../src/telemetry/telemetry-loss.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const FIVE_MINUTES = 5 * 60_000;
 const TRACES = 'http://collector:4318/v1/traces';
@@ -206,5 +208,21 @@ describe('otlpEndpoint', () => {
     const named = [otlpEndpoint('TRACES', 'http/protobuf'), otlpEndpoint('LOGS', 'grpc')];
     expect(named).toEqual(['https://otel.example:4318/v1/traces', 'https://otel.example:4318/']);
     for (const text of named) expect(text).not.toMatch(/hunter2|svc:|abc123|s3cr3t/);
+  });
+});
+
+describe('svc.telemetry.shutdown-timeout', () => {
+  const timeout = (value?: string) => {
+    const { config } = loadConfig({ cwd: tempDir(), args: value === undefined ? [] : [`-Dsvc.telemetry.shutdown-timeout=${value}`], env: {} });
+    return { ms: config.get<number>('telemetry.shutdown-timeout'), problems: config.problems.map((p) => p.message) };
+  };
+
+  it('is 2 s by default, takes 0 to 30 s, and refuses more with the default', () => {
+    expect(timeout()).toEqual({ ms: 2000, problems: [] });
+    expect(timeout('0ms').ms).toBe(0);
+    expect(timeout('30s').ms).toBe(30_000);
+    const refused = timeout('45s');
+    expect(refused.ms).toBe(2000);
+    expect(refused.problems.join()).toContain('out of range');
   });
 });
