@@ -18,12 +18,16 @@ import { EventLog } from './telemetry/event-log.js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { startTelemetry } from './telemetry/sdk.js';
 import { startToolServer } from './mcp/start-tool-server.js';
-import { installShutdownHooks } from './telemetry/shutdown-hooks.js';
+import { installShutdownHooks, settledWithin } from './telemetry/shutdown-hooks.js';
+import { TelemetryLoss } from './telemetry/telemetry-loss.js';
+import { systemClock } from './analysis/clock.js';
+import { diag } from '@opentelemetry/api';
 import { TopologyResource } from './telemetry/topology-resource.js';
 
 /** Topology reaches the Resource at the first request, or this long after start. */
 const TOPOLOGY_SETTLE_MS = 1000;
-const FLUSH_TIMEOUT_MS = 5000;
+/** How often telemetry the exporters failed to deliver is counted up on stderr. */
+const LOSS_REPORT_INTERVAL_MS = 5 * 60_000;
 
 export interface StartOptions extends LoadConfigOptions {
   /** Remove the consumed `-Dsvc.*` tokens from `process.argv` (default true when `args` is not given). */
@@ -50,6 +54,12 @@ function configurationDescription(config: ResolvedConfig): string {
 
 function printProblem(problem: ConfigProblem): void {
   process.stderr.write(`${formatProblem(problem)}\n`);
+}
+
+/** One line to OTel diag and stderr, like reportError: the line telemetry loss is reported with. */
+function reportTelemetryLoss(line: string): void {
+  diag.warn(`svc: ${line}`);
+  process.stderr.write(`svc: ${line}\n`);
 }
 
 function serviceNameFromEnv(env: NodeJS.ProcessEnv): string | undefined {
@@ -111,7 +121,9 @@ function startOrThrow(options: StartOptions): Svc {
     : undefined;
   const processors = engine ? [engine.createSpanProcessor(metadata, settleTopology)] : [];
   const resource = topology.resource.merge(resourceFromAttributes(deploymentAttributes(deployment)));
-  const telemetry = startTelemetry({ resource, spanProcessors: processors });
+  const loss = new TelemetryLoss({ report: reportTelemetryLoss, reportIntervalMs: LOSS_REPORT_INTERVAL_MS, clock: systemClock });
+  const telemetry = startTelemetry({ resource, spanProcessors: processors, loss });
+  const stopLossReports = loss.startReporting();
   runtime().active = enabled;
   runtime().engine = engine;
   runtime().context = { config, metadata };
@@ -121,7 +133,8 @@ function startOrThrow(options: StartOptions): Svc {
 
   setTimeout(settleTopology, TOPOLOGY_SETTLE_MS).unref();
   process.once('beforeExit', settleTopology);
-  const removeHooks = installShutdownHooks(telemetry, FLUSH_TIMEOUT_MS);
+  const shutdownTimeoutMs = config.get<number>('telemetry.shutdown-timeout');
+  const removeHooks = installShutdownHooks(telemetry, { timeoutMs: shutdownTimeoutMs, onEnd: () => loss.reportAtEnd() });
 
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
   if (engine && config.get<boolean>('mcp.enabled')) {
@@ -144,7 +157,9 @@ function startOrThrow(options: StartOptions): Svc {
       runtime().toolServer = undefined;
       runtime().active = false;
       runtime().engine = undefined;
-      await telemetry.shutdown();
+      stopLossReports();
+      await settledWithin(telemetry.shutdown(), shutdownTimeoutMs);
+      loss.reportAtEnd();
     },
   };
 }

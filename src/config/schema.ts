@@ -49,6 +49,7 @@ const escalation = enumType(ESCALATION_LEVELS);
 export const SCHEMA: readonly KeySpec[] = [
   { path: 'enabled', type: booleanType, default: true, doc: 'Master switch: when false no svc.* attribute is added to spans (topology stays on the Resource)' },
   { path: 'config.file', type: stringType, doc: 'Path of the YAML config file (default ./svc.yml); read from -D and env only' },
+  { path: 'telemetry.shutdown-timeout', type: { accepts: 'a duration from 0 to 30s with suffix ms, s or m (for example 500ms, 2s)', parse: (raw) => numberType(0, 30_000).parse(durationType.parse(raw)) }, default: '2s', doc: 'Longest wait for telemetry export when the process ends (SIGTERM/SIGINT flush, natural end, shutdown()); 0 does not wait' },
 
   { path: 'topology.team', type: stringType, default: '', doc: 'Owning team' },
   { path: 'topology.tier', type: enumType(TIERS), default: 'standard', doc: 'Criticality tier' },

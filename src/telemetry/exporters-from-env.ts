@@ -5,6 +5,9 @@
  * adds its own, so the same choice is made here.
  *
  * Logs default to `exporter-logs-otlp-http` (OTLP/HTTP JSON) when no logs protocol is set.
+ *
+ * Given a `TelemetryLoss`, each OTLP exporter is wrapped so its export results are counted, and
+ * its processor reports the items it drops from a full queue (see telemetry-loss.ts).
  */
 import { diag } from '@opentelemetry/api';
 import { getNumberFromEnv, getStringFromEnv, getStringListFromEnv } from '@opentelemetry/core';
@@ -22,6 +25,10 @@ import {
   type LogRecordProcessor,
 } from '@opentelemetry/sdk-logs';
 import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { CountingExporter } from './counting-exporter.js';
+import { otlpEndpoint } from './otlp-endpoint.js';
+import { queueDropMeterProvider } from './queue-drop-meter-provider.js';
+import type { TelemetryLoss } from './telemetry-loss.js';
 
 function positive(name: string): number | undefined {
   const value = getNumberFromEnv(name);
@@ -38,7 +45,7 @@ function protocol(signal: 'TRACES' | 'LOGS'): string | undefined {
   return (getStringFromEnv(`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`) ?? getStringFromEnv('OTEL_EXPORTER_OTLP_PROTOCOL'))?.trim() || undefined;
 }
 
-export function spanProcessorsFromEnv(): SpanProcessor[] {
+export function spanProcessorsFromEnv(loss?: TelemetryLoss): SpanProcessor[] {
   const processors: SpanProcessor[] = [];
   for (const name of exporterNames('OTEL_TRACES_EXPORTER')) {
     if (name === 'console') {
@@ -52,9 +59,11 @@ export function spanProcessorsFromEnv(): SpanProcessor[] {
     const chosen = protocol('TRACES') ?? 'http/protobuf';
     const exporter: SpanExporter =
       chosen === 'grpc' ? new OtlpGrpcTraceExporter() : chosen === 'http/json' ? new OtlpHttpTraceExporter() : new OtlpProtoTraceExporter();
+    const tally = loss?.tally('traces', otlpEndpoint('TRACES', chosen));
     processors.push(
       new BatchSpanProcessor({
-        exporter,
+        exporter: tally ? new CountingExporter(exporter, tally) : exporter,
+        selfObsMeterProvider: tally && queueDropMeterProvider((items) => tally.dropped(items)),
         maxQueueSize: positive('OTEL_BSP_MAX_QUEUE_SIZE'),
         scheduledDelayMillis: positive('OTEL_BSP_SCHEDULE_DELAY'),
         exportTimeoutMillis: positive('OTEL_BSP_EXPORT_TIMEOUT'),
@@ -65,7 +74,7 @@ export function spanProcessorsFromEnv(): SpanProcessor[] {
   return processors;
 }
 
-export function logRecordProcessorsFromEnv(): LogRecordProcessor[] {
+export function logRecordProcessorsFromEnv(loss?: TelemetryLoss): LogRecordProcessor[] {
   const processors: LogRecordProcessor[] = [];
   for (const name of exporterNames('OTEL_LOGS_EXPORTER')) {
     if (name === 'console') {
@@ -79,9 +88,11 @@ export function logRecordProcessorsFromEnv(): LogRecordProcessor[] {
     const chosen = protocol('LOGS');
     const exporter: LogRecordExporter =
       chosen === 'grpc' ? new OtlpGrpcLogExporter() : chosen === 'http/protobuf' ? new OtlpProtoLogExporter() : new OtlpHttpLogExporter();
+    const tally = loss?.tally('logs', otlpEndpoint('LOGS', chosen ?? 'http/json'));
     processors.push(
       new BatchLogRecordProcessor({
-        exporter,
+        exporter: tally ? new CountingExporter(exporter, tally) : exporter,
+        selfObsMeterProvider: tally && queueDropMeterProvider((items) => tally.dropped(items)),
         maxQueueSize: positive('OTEL_BLRP_MAX_QUEUE_SIZE'),
         scheduledDelayMillis: positive('OTEL_BLRP_SCHEDULE_DELAY'),
         exportTimeoutMillis: positive('OTEL_BLRP_EXPORT_TIMEOUT'),

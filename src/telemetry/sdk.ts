@@ -9,11 +9,14 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { runtime } from '../runtime.js';
 import { logRecordProcessorsFromEnv, spanProcessorsFromEnv } from './exporters-from-env.js';
+import type { TelemetryLoss } from './telemetry-loss.js';
 
 export interface TelemetryOptions {
   readonly resource: Resource;
   /** svc's own processors, run before the exporting ones so their attributes are exported. */
   readonly spanProcessors: readonly SpanProcessor[];
+  /** Counts what the OTLP exporters fail to deliver. */
+  readonly loss?: TelemetryLoss;
 }
 
 export interface Telemetry {
@@ -22,8 +25,8 @@ export interface Telemetry {
 }
 
 export function startTelemetry(options: TelemetryOptions): Telemetry {
-  const spanProcessors = [...options.spanProcessors, ...spanProcessorsFromEnv()];
-  const logRecordProcessors = logRecordProcessorsFromEnv();
+  const spanProcessors = [...options.spanProcessors, ...spanProcessorsFromEnv(options.loss)];
+  const logRecordProcessors = logRecordProcessorsFromEnv(options.loss);
   const sdk = new NodeSDK({
     resource: defaultResource().merge(options.resource),
     instrumentations: [

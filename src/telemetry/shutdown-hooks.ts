@@ -1,9 +1,14 @@
 /**
- * Flushes telemetry when the process ends, without changing how it ends:
- * - natural end (`beforeExit`): shut the SDK down, which exports what is queued;
- * - SIGTERM / SIGINT: flush (bounded by `flushTimeoutMs`); if the app has no handler of its own
- *   for that signal, re-raise it so the process dies by the signal exactly as it would have;
- *   if it has one, the app's handler decides, as before.
+ * Flushes telemetry when the process ends, waiting at most `timeoutMs`
+ * (`svc.telemetry.shutdown-timeout`), without otherwise changing how it ends:
+ * - natural end (`beforeExit`): shut the SDK down, which exports what is queued. If that has not
+ *   finished within the bound, the process is ended with `process.exit()`, whose exit code is
+ *   `process.exitCode` as at a natural end: with a collector down, the OTLP exporters retry for
+ *   up to `OTEL_EXPORTER_OTLP_TIMEOUT` (10 s by default) on timers that keep the process alive;
+ * - SIGTERM / SIGINT: flush (bounded); if the app has no handler of its own for that signal,
+ *   re-raise it so the process dies by the signal exactly as it would have; if it has one, the
+ *   app's handler decides, as before.
+ * `onEnd` runs when the process is about to end: before a re-raised signal, else at `exit`.
  * A `process.exit()` called by the app cannot be waited for; spans still queued then are lost.
  */
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -13,21 +18,46 @@ export interface Flushable {
   shutdown(): Promise<void>;
 }
 
-export function installShutdownHooks(telemetry: Flushable, flushTimeoutMs: number): () => void {
-  const bounded = (work: Promise<void>): Promise<void> =>
-    Promise.race([work.catch(() => {}), new Promise<void>((resolve) => setTimeout(resolve, flushTimeoutMs).unref())]);
+export interface ShutdownHookOptions {
+  /** The longest the end of the process waits for telemetry. */
+  readonly timeoutMs: number;
+  /** Runs when the process is about to end (for the last report); must not throw. */
+  readonly onEnd?: () => void;
+}
+
+/** True when `work` settled (either way) within `timeoutMs`; the timer never keeps the process alive. */
+export function settledWithin(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    timer.unref();
+    const settled = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    work.then(settled, settled);
+  });
+}
+
+export function installShutdownHooks(telemetry: Flushable, options: ShutdownHookOptions): () => void {
+  const { timeoutMs } = options;
+  const onEnd = (): void => options.onEnd?.();
 
   const onBeforeExit = (): void => {
-    void bounded(telemetry.shutdown());
+    void settledWithin(telemetry.shutdown(), timeoutMs).then((settled) => {
+      if (!settled) process.exit();
+    });
   };
   process.once('beforeExit', onBeforeExit);
+  process.on('exit', onEnd);
 
   const handlers = SIGNALS.map((signal) => {
     const handler = (): void => {
       const appHandles = process.listenerCount(signal) > 1;
-      void bounded(telemetry.forceFlush()).then(() => {
+      void settledWithin(telemetry.forceFlush(), timeoutMs).then(() => {
         if (appHandles) return;
         process.removeListener(signal, handler);
+        process.removeListener('exit', onEnd);
+        onEnd();
         process.kill(process.pid, signal);
       });
     };
@@ -37,6 +67,7 @@ export function installShutdownHooks(telemetry: Flushable, flushTimeoutMs: numbe
 
   return () => {
     process.removeListener('beforeExit', onBeforeExit);
+    process.removeListener('exit', onEnd);
     for (const [signal, handler] of handlers) process.removeListener(signal, handler);
   };
 }

@@ -1,0 +1,163 @@
+/**
+ * Telemetry the exporters could not deliver, reported so that an operator learns it is lost:
+ * - the first failed export of each signal at once, naming the endpoint and the error;
+ * - then, every report interval, what was lost since the last report, per signal and endpoint:
+ *   failed batches and their items, items dropped because the processor's queue was full; nothing
+ *   when nothing was lost;
+ * - and once more when the process ends, with the items still being exported then.
+ * Counting happens once per exported batch (in the exporter's result callback) and once per
+ * dropped item, never per delivered span or log record.
+ */
+import type { Clock } from '../analysis/clock.js';
+
+export type TelemetrySignal = 'traces' | 'logs';
+
+const ITEM_NAMES: Record<TelemetrySignal, readonly [string, string]> = { traces: ['span', 'spans'], logs: ['log record', 'log records'] };
+const MAX_ERROR_LENGTH = 200;
+
+function itemCount(signal: TelemetrySignal, count: number): string {
+  return `${count} ${ITEM_NAMES[signal][count === 1 ? 0 : 1]}`;
+}
+
+/** `250 ms`, `42 s`, `5 min`. */
+export function describeDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+/** The error's message on one line, bounded: exporter errors carry no request headers. */
+function errorText(error: unknown): string {
+  const text = (error instanceof Error ? error.message || error.name : String(error ?? '')).replace(/\s+/g, ' ').trim() || 'unknown error';
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}...` : text;
+}
+
+/** What one signal lost on its way to one endpoint. The exporter wrapper and the drop counter call it. */
+export class ExportTally {
+  private batches = 0;
+  private failedBatches = 0;
+  private failedItems = 0;
+  private droppedItems = 0;
+  private inFlightItems = 0;
+  private lastError = '';
+
+  constructor(
+    readonly signal: TelemetrySignal,
+    readonly endpoint: string,
+    /** True when it reported this failure itself (the signal's first), so it is not counted again. */
+    private readonly firstFailure: (tally: ExportTally, items: number, error: string) => boolean,
+  ) {}
+
+  exportStarted(items: number): void {
+    this.inFlightItems += items;
+  }
+
+  exportSucceeded(items: number): void {
+    this.inFlightItems -= items;
+    this.batches++;
+  }
+
+  exportFailed(items: number, error: unknown): void {
+    this.inFlightItems -= items;
+    const text = errorText(error);
+    if (this.firstFailure(this, items, text)) return;
+    this.batches++;
+    this.failedBatches++;
+    this.failedItems += items;
+    this.lastError = text;
+  }
+
+  /** Items the processor dropped because its queue was full. */
+  dropped(items: number): void {
+    this.droppedItems += items;
+  }
+
+  /** What was lost since the last call, or undefined; `ending` adds the items still being exported. Resets the counts. */
+  takeSummary(ending: boolean): string | undefined {
+    const parts: string[] = [];
+    if (this.failedBatches > 0) {
+      parts.push(`${this.failedBatches} of ${this.batches} batches failed (${itemCount(this.signal, this.failedItems)}, last error: ${this.lastError})`);
+    }
+    if (this.droppedItems > 0) parts.push(`${itemCount(this.signal, this.droppedItems)} dropped (queue full)`);
+    if (ending && this.inFlightItems > 0) parts.push(`${itemCount(this.signal, this.inFlightItems)} still being exported`);
+    this.batches = this.failedBatches = this.failedItems = this.droppedItems = 0;
+    this.lastError = '';
+    return parts.length > 0 ? `${this.signal} to ${this.endpoint}: ${parts.join(', ')}` : undefined;
+  }
+}
+
+/** Runs `run` every `intervalMs` until the returned function is called. */
+export type Schedule = (run: () => void, intervalMs: number) => () => void;
+
+/** The default schedule: an `unref()`'d interval, which never keeps the process alive. */
+export const unrefInterval: Schedule = (run, intervalMs) => {
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+export interface TelemetryLossOptions {
+  /** Where a report goes: one line, without the `svc: ` prefix. */
+  readonly report: (line: string) => void;
+  /** How often the counts are reported (named in the first failure's report). */
+  readonly reportIntervalMs: number;
+  readonly clock: Clock;
+}
+
+export class TelemetryLoss {
+  private readonly tallies: ExportTally[] = [];
+  private readonly reportedSignals = new Set<TelemetrySignal>();
+  private since: number;
+
+  constructor(private readonly options: TelemetryLossOptions) {
+    this.since = options.clock.now();
+  }
+
+  /** The tally for `signal` sent to `endpoint` (an OTLP URL without credentials). */
+  tally(signal: TelemetrySignal, endpoint: string): ExportTally {
+    const tally = new ExportTally(signal, endpoint, (t, items, error) => this.firstFailure(t, items, error));
+    this.tallies.push(tally);
+    return tally;
+  }
+
+  /** Reports what was lost since the last report; nothing when nothing was. */
+  reportCounts(): void {
+    this.reportSince(false);
+  }
+
+  /** The last report, when the process ends: also names the items still being exported. */
+  reportAtEnd(): void {
+    this.reportSince(true);
+  }
+
+  /** Calls `reportCounts` every report interval; returns the function that stops it. */
+  startReporting(schedule: Schedule = unrefInterval): () => void {
+    return schedule(() => this.reportCounts(), this.options.reportIntervalMs);
+  }
+
+  private firstFailure(tally: ExportTally, items: number, error: string): boolean {
+    if (this.reportedSignals.has(tally.signal)) return false;
+    this.reportedSignals.add(tally.signal);
+    this.emit(
+      `${tally.signal} export to ${tally.endpoint} failed: ${error} (${itemCount(tally.signal, items)} lost); ` +
+        `further failures are counted and reported every ${describeDuration(this.options.reportIntervalMs)}`,
+    );
+    return true;
+  }
+
+  private reportSince(ending: boolean): void {
+    const now = this.options.clock.now();
+    const summaries = this.tallies.map((t) => t.takeSummary(ending)).filter((s): s is string => s !== undefined);
+    const period = describeDuration(now - this.since);
+    this.since = now;
+    if (summaries.length > 0) this.emit(`telemetry lost in the last ${period}${ending ? ' (the process is ending)' : ''}: ${summaries.join('; ')}`);
+  }
+
+  private emit(line: string): void {
+    try {
+      this.options.report(line);
+    } catch {
+      // stderr itself is gone: there is no one left to tell
+    }
+  }
+}
