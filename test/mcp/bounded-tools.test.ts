@@ -1,0 +1,149 @@
+/**
+ * Every tool's answer fits svc.mcp.max-output-bytes (8192 by default) with a lot of state:
+ * 1,000 operations, 200 SLOs, a full audit trail and session with long texts. Lists show the
+ * worst first, say how many were left out and how to ask for them, and page 2 shows the next.
+ */
+import { describe, expect, it } from 'vitest';
+import { getServiceHealth } from '../../src/mcp/tools/get-service-health.js';
+import { getSloReport } from '../../src/mcp/tools/get-slo-report.js';
+import type { ToolResult } from '../../src/mcp/tool-definition.js';
+import { bytes, DEPENDENCIES, largeService, OPERATIONS, serviceWithTools, SLOS, WORST_DEPENDENCY, WORST_OPERATION, WORST_SLO } from './large-state.js';
+
+const BOUND = 8192;
+const ELEVATED = 60;
+
+/** The lines of a section (its indented lines up to the next blank line). */
+function sectionLines(text: string, title: string): string[] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(title));
+  if (start < 0) throw new Error(`no section ${title} in:\n${text}`);
+  const end = lines.indexOf('', start);
+  return lines.slice(start + 1, end < 0 ? undefined : end).map((l) => l.slice(2));
+}
+
+const isMarker = (line: string) => line.startsWith('… ');
+const operationOf = (line: string) => line.split('  ')[0]!;
+
+function expectWithin(result: ToolResult, bound = BOUND): void {
+  expect(bytes(result.text)).toBeLessThanOrEqual(bound);
+  if (result.structured) expect(bytes(JSON.stringify(result.structured))).toBeLessThanOrEqual(bound);
+}
+
+describe('get_service_health with 1,000 operations', () => {
+  const h = largeService();
+
+  it('fits the bound, worst first in every list, and says what is left out and how to ask for it', async () => {
+    const result = await h.callTool(getServiceHealth);
+    expectWithin(result);
+    const operations = sectionLines(result.text, 'OPERATIONS (1000 operations, last 5 minutes)');
+    const shown = operations.filter((l) => !isMarker(l));
+    expect(operationOf(shown[0]!)).toBe(WORST_OPERATION);
+    expect(shown[0]).toContain('ELEVATED (error rate 100.0% vs baseline 1.0%)');
+    // Page 1 holds only elevated operations here: problems come before anything within baseline.
+    expect(shown.every((l) => l.includes('ELEVATED'))).toBe(true);
+    expect(operations.at(-1)).toBe(`… ${OPERATIONS - shown.length} more operations (${ELEVATED - shown.length} elevated, ${OPERATIONS - ELEVATED} within baseline) left out; call get_service_health with page=2`);
+
+    expect(sectionLines(result.text, 'DEPENDENCIES')[0]).toMatch(new RegExp(`^${WORST_DEPENDENCY} +unhealthy`));
+    expect(sectionLines(result.text, 'SLOs').slice(0, 2).map((l) => l.split(' ')[0])).toEqual([WORST_SLO, 'slo-198']);
+    expect(sectionLines(result.text, 'REASONS')[0]).toBe('SLO slo-198 violated');
+  });
+
+  it('shows the next operations on page 2, and every operation on exactly one page', async () => {
+    const first = sectionLines((await h.callTool(getServiceHealth)).text, 'OPERATIONS').filter((l) => !isMarker(l)).map(operationOf);
+    const second = await h.callTool(getServiceHealth, { page: '2' });
+    expectWithin(second);
+    const lines = sectionLines(second.text, 'OPERATIONS');
+    const pages = Number(/this is page 2 of (\d+)/.exec(lines[0]!)![1]);
+    expect(lines[0]).toBe(`… ${first.length} operations on page 1; this is page 2 of ${pages}`);
+    const worstFirst = h.engine
+      .healthSummary()
+      .operations.filter((o) => o.elevated)
+      .sort((a, b) => b.errorRate - a.errorRate || b.p99 - a.p99 || (a.operation < b.operation ? -1 : 1))
+      .map((o) => o.operation);
+    expect(operationOf(lines[1]!)).toBe(worstFirst[first.length]);
+
+    const seen: string[] = [];
+    for (let page = 1; page <= pages; page++) {
+      const result = await h.callTool(getServiceHealth, { page: String(page) });
+      expectWithin(result);
+      seen.push(...sectionLines(result.text, 'OPERATIONS').filter((l) => !isMarker(l)).map(operationOf));
+    }
+    expect(seen).toHaveLength(OPERATIONS);
+    expect(new Set(seen).size).toBe(OPERATIONS);
+    expect((await h.toolError(getServiceHealth, { page: String(pages + 1) })).message).toBe(
+      `page ${pages + 1} is past the last page of get_service_health: it has ${pages} pages now; call get_service_health with page=1 (up to page=${pages})`,
+    );
+  });
+
+  it('pages the JSON the same way, with page, pages, leftOut and nextPage', async () => {
+    const result = await h.callTool(getServiceHealth, { format: 'json' });
+    expectWithin(result);
+    expect(JSON.parse(result.text)).toEqual(result.structured);
+    const json = result.structured as { page: number; pages: number; nextPage: string; leftOut: Record<string, number>; operations: { name: string }[]; dependencies: { name: string }[]; slos: { name: string }[]; reasons: string[] };
+    expect(json).toMatchObject({ service: 'catalog', status: 'CRITICAL', page: 1, nextPage: '2' });
+    expect(json.operations[0]!.name).toBe(WORST_OPERATION);
+    expect(json.dependencies[0]!.name).toBe(WORST_DEPENDENCY);
+    expect(json.slos[0]!.name).toBe(WORST_SLO);
+    expect(json.leftOut).toEqual({
+      reasons: h.engine.healthSummary().reasons.length - json.reasons.length,
+      operations: OPERATIONS - json.operations.length,
+      dependencies: DEPENDENCIES - json.dependencies.length,
+      slos: SLOS - json.slos.length,
+    });
+
+    const second = (await h.callTool(getServiceHealth, { format: 'json', page: '2' })).structured as typeof json;
+    expect(second).toMatchObject({ page: 2, pages: json.pages });
+    const names = new Set(json.operations.map((o) => o.name));
+    expect(second.operations.some((o) => names.has(o.name))).toBe(false);
+    expect(second.operations[0]!.name).not.toBe(WORST_OPERATION);
+  });
+
+  it('follows svc.mcp.max-output-bytes', async () => {
+    const small = largeService('mcp:\n  max-output-bytes: 2048\n');
+    const result = await small.callTool(getServiceHealth);
+    expectWithin(result, 2048);
+    expect(operationOf(sectionLines(result.text, 'OPERATIONS')[0]!)).toBe(WORST_OPERATION);
+    expect(result.text).toMatch(/more operations \(\d+ elevated, 940 within baseline\) left out; call get_service_health with page=2/);
+    expectWithin(await small.callTool(getServiceHealth, { format: 'json' }), 2048);
+  });
+
+  it('cuts an operation name too long to show, with a marker', async () => {
+    const s = serviceWithTools();
+    for (let i = 0; i < 5; i++) s.request(`/${'x'.repeat(5000)}`, 20);
+    const result = await s.callTool(getServiceHealth);
+    expectWithin(result);
+    expect(result.text).toContain(`GET /${'x'.repeat(251)}… [cut: 5005 characters in all]  5 req`);
+  });
+});
+
+describe('get_slo_report with 200 SLOs', () => {
+  const h = largeService();
+
+  it('fits the bound, VIOLATED first, counts every SLO and says what is left out', async () => {
+    const { text } = await h.callTool(getSloReport);
+    expect(bytes(text)).toBeLessThanOrEqual(BOUND);
+    expect(text).toContain('Total SLOs: 200\nSUMMARY: 198 healthy, 0 at risk, 2 violated');
+    const tags = text.split('\n').filter((l) => l.startsWith('['));
+    expect(tags[0]).toBe(`[VIOLATED] ${WORST_SLO} (${WORST_OPERATION}, AVAILABILITY, window 30d)`);
+    expect(tags[1]).toMatch(/^\[VIOLATED\] slo-198 /);
+    expect(text.split('\n').at(-1)).toBe(`… ${SLOS - tags.length} more SLOs (${SLOS - tags.length} healthy) left out; call get_slo_report with page=2`);
+
+    const second = (await h.callTool(getSloReport, { page: '2' })).text;
+    expect(bytes(second)).toBeLessThanOrEqual(BOUND);
+    expect(second).toContain(`\n\n… ${tags.length} SLOs on page 1; this is page 2 of `);
+    const next = second.split('\n').filter((l) => l.startsWith('['));
+    expect(next.some((t) => tags.includes(t))).toBe(false);
+    expect(next[0]).toMatch(/^\[HEALTHY\] /);
+  });
+
+  it('pages the JSON, with page, pages, leftOut and nextPage', async () => {
+    const result = await h.callTool(getSloReport, { format: 'json' });
+    expectWithin(result);
+    const json = result.structured as { total: number; page: number; pages: number; leftOut: { slos: number }; nextPage: string; slos: { name: string }[] };
+    expect(json).toMatchObject({ total: SLOS, page: 1, nextPage: '2', summary: { healthy: 198, atRisk: 0, violated: 2 } });
+    expect(json.slos[0]!.name).toBe(WORST_SLO);
+    expect(json.leftOut.slos).toBe(SLOS - json.slos.length);
+    const last = (await h.callTool(getSloReport, { format: 'json', page: String(json.pages) })).structured as typeof json;
+    expect(last.nextPage).toBeNull();
+  });
+});
