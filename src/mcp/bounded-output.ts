@@ -78,6 +78,19 @@ export function cutText(text: string, maxBytes: number): string {
   return startWithin(text, maxBytes - byteLength(marker)) + marker;
 }
 
+/** An item of a list cut to `maxBytes` bytes, with a marker. */
+function cutItem(text: string, maxBytes: number): string {
+  const size = byteLength(text);
+  if (size <= maxBytes) return text;
+  const marker = `… [cut: ${size} bytes in all]`;
+  return startWithin(text, maxBytes - byteLength(marker)) + marker;
+}
+
+/** How many characters a long field may show: a share of the bound (1/16: 512 characters of 8192 bytes). */
+export function fieldChars(maxBytes: number, share = 16): number {
+  return Math.max(64, Math.floor(maxBytes / share));
+}
+
 /** The `page` parameter of the tools that list things. */
 export const PAGE = Object.freeze({
   type: 'string' as const,
@@ -236,7 +249,7 @@ export function pageText(request: PageRequest, listings: readonly TextListing[],
   const budget = (p: number) => maxBytes - fixed - after - (p > 1 ? before : 0);
   // No single item takes more than half a page.
   const itemMax = Math.max(64, Math.floor(budget(2) / 2));
-  const items = listings.map((l) => l.items.map((item) => cutText(item, itemMax)));
+  const items = listings.map((l) => l.items.map((item) => cutItem(item, itemMax)));
   const sizes = listings.map((l, i) => itemSizes(items[i]!, l));
   const ranks = listings.map((l) => l.ranks);
   const plan = planPages(sizes, budget, page, ranks);

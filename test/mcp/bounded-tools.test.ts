@@ -4,10 +4,25 @@
  * worst first, say how many were left out and how to ask for them, and page 2 shows the next.
  */
 import { describe, expect, it } from 'vitest';
+import { getRecentAgentActions } from '../../src/mcp/tools/get-recent-agent-actions.js';
 import { getServiceHealth } from '../../src/mcp/tools/get-service-health.js';
+import { getSession } from '../../src/mcp/tools/get-session.js';
 import { getSloReport } from '../../src/mcp/tools/get-slo-report.js';
 import type { ToolResult } from '../../src/mcp/tool-definition.js';
-import { bytes, DEPENDENCIES, largeService, OPERATIONS, serviceWithTools, SLOS, WORST_DEPENDENCY, WORST_OPERATION, WORST_SLO } from './large-state.js';
+import {
+  AUDIT_ENTRIES,
+  bytes,
+  DEPENDENCIES,
+  largeService,
+  OPERATIONS,
+  serviceWithTools,
+  SESSION_ENTRIES,
+  SLOS,
+  withTrailAndSession,
+  WORST_DEPENDENCY,
+  WORST_OPERATION,
+  WORST_SLO,
+} from './large-state.js';
 
 const BOUND = 8192;
 const ELEVATED = 60;
@@ -145,5 +160,55 @@ describe('get_slo_report with 200 SLOs', () => {
     expect(json.leftOut.slos).toBe(SLOS - json.slos.length);
     const last = (await h.callTool(getSloReport, { format: 'json', page: String(json.pages) })).structured as typeof json;
     expect(last.nextPage).toBeNull();
+  });
+});
+
+describe('get_recent_agent_actions with 500 entries of 8 KB reasons', () => {
+  const h = serviceWithTools();
+  withTrailAndSession(h);
+
+  it('fits the bound, newest first, cuts long reasons and results, and says what is left out', async () => {
+    const { text } = await h.callTool(getRecentAgentActions);
+    expect(bytes(text)).toBeLessThanOrEqual(BOUND);
+    const lines = text.split('\n');
+    expect(lines[0]).toBe(`RECENT AGENT ACTIONS (${AUDIT_ENTRIES})`);
+    const shown = lines.slice(1, -1);
+    expect(shown[0]).toMatch(/^ {2}\S+ SUCCESS enable_fallback:GET \/api\/v1\/catalog\/items-0499 by ops-bot \(operator\); reason: reason 499 0123/);
+    expect(shown[0]).toMatch(/… \[cut: 8192 characters in all\]; approval: not_required; result 499 0123.*… \[cut: 8192 characters in all\]$/);
+    const left = AUDIT_ENTRIES - shown.length;
+    // Entries 0, 10, 20, ... were refused; the oldest `left` entries are 0 .. left-1.
+    const refused = Math.ceil(left / 10);
+    expect(lines.at(-1)).toBe(`  … ${left} more actions (${left - refused} succeeded, ${refused} refused) left out; call get_recent_agent_actions with page=2`);
+
+    const second = (await h.callTool(getRecentAgentActions, { page: '2' })).text.split('\n');
+    expect(second[1]).toMatch(new RegExp(`^ {2}… ${shown.length} actions on page 1; this is page 2 of \\d+$`));
+    expect(second[2]).toContain(`reason: reason ${AUDIT_ENTRIES - 1 - shown.length} `);
+  });
+});
+
+describe('get_session with 500 entries of 8 KB', () => {
+  const h = serviceWithTools();
+  const sessionId = withTrailAndSession(h);
+
+  it('fits the bound, newest entry first, content cut with a marker, and says what is left out', async () => {
+    const { text } = await h.callTool(getSession, { session_id: sessionId });
+    expect(bytes(text)).toBeLessThanOrEqual(BOUND);
+    const lines = text.split('\n');
+    expect(lines.slice(0, 5)).toEqual([`SESSION ${sessionId}`, 'Incident: INC-20260101-0001', expect.stringMatching(/^Created: +\S+$/), `Entries:  ${SESSION_ENTRIES} (newest first)`, '']);
+    expect(lines[5]).toMatch(/^\S+ OBSERVATION by triage-bot \(diagnostician\)$/);
+    expect(lines[6]).toBe('  entry 499');
+    expect(lines[7]).toMatch(/^ {2}line two 0123.*… \[cut: 8192 characters in all\]$/);
+    const shown = lines.filter((l) => / by triage-bot /.test(l)).length;
+    const left = SESSION_ENTRIES - shown;
+    // Entries 0, 4, 8, ... are diagnoses; the breakdown names the kinds in the order they come, newest first.
+    const diagnoses = Math.ceil(left / 4);
+    const kinds = (left - 1) % 4 === 0 ? `${diagnoses} DIAGNOSIS, ${left - diagnoses} OBSERVATION` : `${left - diagnoses} OBSERVATION, ${diagnoses} DIAGNOSIS`;
+    expect(lines.at(-1)).toBe(`… ${left} more entries (${kinds}) left out; call get_session with session_id=${sessionId} and page=2`);
+
+    const second = (await h.callTool(getSession, { session_id: sessionId, page: '2' })).text;
+    expect(bytes(second)).toBeLessThanOrEqual(BOUND);
+    expect(second).toContain(`\n\n… ${shown} entries on page 1; this is page 2 of `);
+    expect(second).toContain(`\n  entry ${SESSION_ENTRIES - 1 - shown}\n`);
+    expect(second).not.toContain('\n  entry 499\n');
   });
 });

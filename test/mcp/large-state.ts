@@ -88,3 +88,30 @@ export function longText(label: string, count: number): string {
 export function bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
+
+export const AUDIT_ENTRIES = 500;
+export const SESSION_ENTRIES = 500;
+export const LONG = 8192;
+
+/** A full audit trail (every tenth refused) and a full session, each text 8192 characters and numbered. */
+export function withTrailAndSession(h: ReturnType<typeof serviceWithTools>) {
+  for (let i = 0; i < AUDIT_ENTRIES; i++) {
+    h.services.audit.record({
+      agentName: 'ops-bot',
+      role: 'operator',
+      action: `enable_fallback:${operationName(i)}`,
+      reason: longText(`reason ${i}`, LONG),
+      approvedBy: undefined,
+      approval: 'not_required',
+      outcome: i % 10 === 0 ? 'refused' : 'success',
+      detail: longText(`result ${i}`, LONG),
+    });
+    h.clock.advance(10);
+  }
+  const session = h.services.sessions.create('INC-20260101-0001', 'ops-bot');
+  for (let i = 0; i < SESSION_ENTRIES; i++) {
+    h.services.sessions.add(session.id, { type: i % 4 === 0 ? 'DIAGNOSIS' : 'OBSERVATION', agentName: 'triage-bot', role: 'diagnostician', content: longText(`entry ${i}\nline two`, LONG) });
+    h.clock.advance(10);
+  }
+  return session.id;
+}
