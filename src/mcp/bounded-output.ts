@@ -224,19 +224,35 @@ export interface TextListing {
   readonly sizes?: readonly number[];
 }
 
+/** What a page shows of one list: the range of its items, and the markers around them. */
+export interface ShownPart {
+  readonly range: PageRange;
+  /** `… 40 operations on page 1; this is page 2 of 25`, on pages after the first that hold later items. */
+  readonly before?: string;
+  /** `… 940 more operations ... left out; call ... page=2`, when items follow. */
+  readonly after?: string;
+}
+
 /**
  * One page of a text answer with lists. `render` lays the answer out from the lines to show per
- * list (markers included) and must not depend on how many there are beyond them: it is also called
- * with empty lists to measure the rest of the answer.
+ * list (markers included; `parts` says which items and markers they are) and must not depend on
+ * how many there are beyond them: it is also called with empty lists to measure the rest of the answer.
  */
-export function pageText(request: PageRequest, listings: readonly TextListing[], render: (shown: readonly (readonly string[])[]) => string): { text: string; plan: PagePlan } {
+export function pageText(
+  request: PageRequest,
+  listings: readonly TextListing[],
+  render: (shown: readonly (readonly string[])[], parts: readonly ShownPart[]) => string,
+): { text: string; plan: PagePlan } {
   const { tool, maxBytes, page, call } = request;
   const overheadOf = (l: TextListing) => l.overhead ?? 3;
-  const fixed = byteLength(render(listings.map(() => [])));
+  const fixed = byteLength(render(listings.map(() => []), listings.map(() => ({ range: { start: 0, end: 0 } }))));
   const itemSizes = (items: readonly string[], l: TextListing) => items.map((item, n) => Math.max(byteLength(item), l.sizes?.[n] ?? 0) + overheadOf(l));
   const total = (sizes: readonly number[]) => sizes.reduce((sum, s) => sum + s, 0);
 
-  const whole = render(listings.map((l) => l.items));
+  const whole = render(
+    listings.map((l) => l.items),
+    listings.map((l) => ({ range: { start: 0, end: l.items.length } })),
+  );
   if (byteLength(whole) <= maxBytes && fixed + listings.reduce((sum, l) => sum + total(itemSizes(l.items, l)), 0) <= maxBytes) {
     if (page > 1) throw pastLastPage(tool, page, 1, call);
     return { text: whole, plan: { page: 1, pages: 1, ranges: listings.map((l) => ({ start: 0, end: l.items.length })) } };
@@ -255,15 +271,16 @@ export function pageText(request: PageRequest, listings: readonly TextListing[],
   const plan = planPages(sizes, budget, page, ranks);
   if (!plan) throw pastLastPage(tool, page, planPages(sizes, budget, 1, ranks)!.pages, call);
 
-  const shown = listings.map((l, i) => {
-    const { start, end } = plan.ranges[i]!;
-    const lines: string[] = [];
-    if (start > 0) lines.push(earlierMarker(l.noun, start, plan.page, plan.pages));
-    lines.push(...items[i]!.slice(start, end));
-    if (end < l.items.length) lines.push(moreMarker(l.noun, (l.kinds ?? new Array<string>(l.items.length).fill('')).slice(end), call(plan.page + 1)));
-    return lines;
+  const parts: ShownPart[] = listings.map((l, i) => {
+    const range = plan.ranges[i]!;
+    return {
+      range,
+      ...(range.start > 0 && { before: earlierMarker(l.noun, range.start, plan.page, plan.pages) }),
+      ...(range.end < l.items.length && { after: moreMarker(l.noun, (l.kinds ?? new Array<string>(l.items.length).fill('')).slice(range.end), call(plan.page + 1)) }),
+    };
   });
-  return { text: cutText(render(shown), maxBytes), plan };
+  const shown = parts.map(({ range, before, after }, i) => [...(before ? [before] : []), ...items[i]!.slice(range.start, range.end), ...(after ? [after] : [])]);
+  return { text: cutText(render(shown, parts), maxBytes), plan };
 }
 
 export interface JsonListing {

@@ -4,17 +4,23 @@
  * worst first, say how many were left out and how to ask for them, and page 2 shows the next.
  */
 import { describe, expect, it } from 'vitest';
+import { getCrossStackContext } from '../../src/mcp/tools/get-cross-stack-context.js';
+import { getErrorAnalysis } from '../../src/mcp/tools/get-error-analysis.js';
+import { getIncidentContext } from '../../src/mcp/tools/get-incident-context.js';
 import { getRecentAgentActions } from '../../src/mcp/tools/get-recent-agent-actions.js';
 import { getServiceHealth } from '../../src/mcp/tools/get-service-health.js';
 import { getSession } from '../../src/mcp/tools/get-session.js';
 import { getSloReport } from '../../src/mcp/tools/get-slo-report.js';
+import { listRemediationActions } from '../../src/mcp/tools/list-remediation-actions.js';
 import type { ToolResult } from '../../src/mcp/tool-definition.js';
 import {
   AUDIT_ENTRIES,
   bytes,
+  crowdedIncident,
   DEPENDENCIES,
   largeService,
   OPERATIONS,
+  operationName,
   serviceWithTools,
   SESSION_ENTRIES,
   SLOS,
@@ -23,6 +29,7 @@ import {
   WORST_OPERATION,
   WORST_SLO,
 } from './large-state.js';
+import { lineIndexes, lineWith } from './tool-harness.js';
 
 const BOUND = 8192;
 const ELEVATED = 60;
@@ -210,5 +217,108 @@ describe('get_session with 500 entries of 8 KB', () => {
     expect(second).toContain(`\n\n… ${shown} entries on page 1; this is page 2 of `);
     expect(second).toContain(`\n  entry ${SESSION_ENTRIES - 1 - shown}\n`);
     expect(second).not.toContain('\n  entry 499\n');
+  });
+});
+
+describe('list_remediation_actions with 40 custom actions of 8 KB descriptions', () => {
+  const h = crowdedIncident();
+
+  it('pages text and structured content alike within the bound, built-ins first, descriptions cut', async () => {
+    const result = await h.callTool(listRemediationActions, { operation_name: WORST_OPERATION });
+    expectWithin(result);
+    const names = sectionLines(result.text, 'ACTIONS').filter((l) => /^\S/.test(l) && !isMarker(l)).map((l) => l.split('  ')[0]);
+    expect(names[0]).toBe(`enable_fallback:${WORST_OPERATION}`);
+    expect(result.text).toMatch(/\n {4}does 0 0123\d*… \[cut: 8192 characters in all\]\n/);
+    const total = h.services.remediation.actionsFor(WORST_OPERATION).length;
+    const left = total - names.length;
+    expect(sectionLines(result.text, 'ACTIONS').at(-1)).toBe(`… ${left} more actions (${left} custom) left out; call list_remediation_actions with operation_name="${WORST_OPERATION}" and page=2`);
+    const structured = result.structured as { actions: { name: string }[]; page: number; pages: number; leftOut: { actions: number }; nextPage: string };
+    expect(structured.actions.map((a) => a.name)).toEqual(names);
+    expect(structured).toMatchObject({ operation: WORST_OPERATION, page: 1, leftOut: { actions: left }, nextPage: '2' });
+
+    const second = await h.callTool(listRemediationActions, { operation_name: WORST_OPERATION, page: '2' });
+    expectWithin(second);
+    const next = (second.structured as typeof structured).actions.map((a) => a.name);
+    expect(next[0]).toBe(`custom-action-${String(names.length - 3).padStart(2, '0')}`);
+    expect(second.text).toContain(`… ${names.length} actions on page 1; this is page 2 of ${structured.pages}`);
+  });
+});
+
+describe('get_incident_context with 1,000 elevated operations, 40 custom actions and long changes', () => {
+  const h = crowdedIncident();
+  const args = { operation_name: WORST_OPERATION };
+
+  it('keeps the layout, fits the bound, and pages each long list', async () => {
+    const { text } = await h.callTool(getIncidentContext, args);
+    expect(bytes(text)).toBeLessThanOrEqual(BOUND);
+    const titles = ['INCIDENT INC-', 'SEVERITY:', 'WHAT IS HAPPENING', 'WHAT CHANGED', 'WHAT IS AFFECTED', 'SUGGESTED ACTIONS', 'SIMILAR PAST INCIDENTS'];
+    const indexes = lineIndexes(text, titles);
+    expect(indexes.every((i, n) => i >= 0 && i > (indexes[n - 1] ?? -1))).toBe(true);
+
+    const affected = lineWith(text, 'Operations:');
+    expect(affected).toMatch(new RegExp(`Operations: +${WORST_OPERATION.replace(/[/]/g, '\\/')}, ${operationName(998).replace(/[/]/g, '\\/')}, `));
+    const shownOperations = affected.split(', ').length - 1;
+    expect(affected).toMatch(new RegExp(`, … ${OPERATIONS - shownOperations} more affected operations left out; call get_incident_context with operation_name="${WORST_OPERATION}" and page=2$`));
+
+    const changes = sectionLines(text, 'WHAT CHANGED');
+    expect(changes[0]).toBe('Last deploy: unknown');
+    expect(changes[1]).toMatch(/config_change: change 9 0123\d*… \[cut: 8192 characters in all\]( {2}PROBABLE CAUSE)?$/);
+    const shownChanges = changes.filter((l) => l.includes('config_change')).length;
+    expect(changes.at(-1)).toBe(`… ${10 - shownChanges} more changes left out; call get_incident_context with operation_name="${WORST_OPERATION}" and page=2`);
+
+    const actions = sectionLines(text, 'SUGGESTED ACTIONS');
+    expect(actions.find((l) => l.startsWith('['))).toMatch(/^\[HIGH\] enable_fallback:/);
+    const total = h.services.remediation.actionsFor(WORST_OPERATION).length;
+    const shownActions = actions.filter((l) => l.startsWith('[')).length;
+    expect(actions.at(-1)).toMatch(new RegExp(`^… ${total - shownActions} more suggested actions \\(${total - shownActions} MEDIUM\\) left out; call get_incident_context`));
+
+    const second = (await h.callTool(getIncidentContext, { ...args, page: '2' })).text;
+    expect(bytes(second)).toBeLessThanOrEqual(BOUND);
+    expect(sectionLines(second, 'WHAT CHANGED')[1]).toMatch(new RegExp(`^… ${shownChanges} changes? on page 1; this is page 2 of \\d+$`));
+    expect(sectionLines(second, 'WHAT CHANGED')[2]).toContain(`config_change: change ${9 - shownChanges} `);
+    expect(lineWith(second, 'Operations:')).toContain(`Operations:   … ${shownOperations} affected operations on page 1; this is page 2 of `);
+  });
+
+  it('shows every affected operation on exactly one page', async () => {
+    const seen: string[] = [];
+    for (let page = 1; ; page++) {
+      const text = (await h.callTool(getIncidentContext, { ...args, page: String(page) })).text;
+      expect(bytes(text)).toBeLessThanOrEqual(BOUND);
+      const names = lineWith(text, 'Operations:').replace(/^ *Operations: +/, '').split(', ').filter((n) => !isMarker(n));
+      seen.push(...names.filter((n) => n !== 'none'));
+      if (!/more affected operations? left out/.test(text)) break;
+    }
+    expect(seen).toHaveLength(OPERATIONS);
+    expect(new Set(seen).size).toBe(OPERATIONS);
+  });
+});
+
+describe('get_cross_stack_context with 300 SLOs on one operation', () => {
+  it('lists the SLOs worst first within the bound and says what is left out', async () => {
+    const h = serviceWithTools();
+    for (let i = 0; i < 300; i++) h.engine.sloTracker.register({ name: `orders-slo-${i}`, operationName: WORST_OPERATION, type: 'AVAILABILITY', target: i === 299 ? 0.999 : 0.5 });
+    for (let i = 0; i < 20; i++) h.request(WORST_OPERATION.slice(4), 20, i === 0);
+    const { text } = await h.callTool(getCrossStackContext, { operation_name: WORST_OPERATION });
+    expect(bytes(text)).toBeLessThanOrEqual(BOUND);
+    const slos = sectionLines(text, 'SLO STATUS');
+    expect(slos[0]).toMatch(/^orders-slo-299 +AVAILABILITY +VIOLATED/);
+    expect(slos.at(-1)).toBe(`… ${300 - (slos.length - 1)} more SLOs (${300 - (slos.length - 1)} healthy) left out; call get_cross_stack_context with operation_name="${WORST_OPERATION}" and page=2`);
+    expect(text).toContain('\nCORRELATION\n');
+  });
+});
+
+describe('get_error_analysis with long category names', () => {
+  it('cuts category names and pages the categories within a small bound', async () => {
+    const h = serviceWithTools('mcp:\n  max-output-bytes: 1024\n');
+    // 20 categories (the most kept per operation), category c failing c + 1 times.
+    for (let c = 0; c < 20; c++) for (let i = 0; i <= c; i++) h.failure('/pay', 30, { 'error.type': `${String(c).padStart(2, '0')}-${'E'.repeat(5000)}` });
+    const { text } = await h.callTool(getErrorAnalysis, { operation_name: 'GET /pay' });
+    expect(bytes(text)).toBeLessThanOrEqual(1024);
+    const categories = sectionLines(text, 'ERROR CATEGORIES');
+    expect(categories[0]).toMatch(/^19-E+… \[cut: 5003 characters in all\] +20 +9\.5%$/);
+    expect(categories.at(-1)).toBe(`… ${20 - (categories.length - 1)} more error categories left out; call get_error_analysis with operation_name="GET /pay" and page=2`);
+    expect(text.split('\n').at(-1)).toMatch(/^SUGGESTION: /);
+    const second = (await h.callTool(getErrorAnalysis, { operation_name: 'GET /pay', page: '2' })).text;
+    expect(sectionLines(second, 'ERROR CATEGORIES')[1]).toMatch(new RegExp(`^${String(19 - (categories.length - 1)).padStart(2, '0')}-E+`));
   });
 });

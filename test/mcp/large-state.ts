@@ -5,6 +5,8 @@
  * Tools are called as the tool server calls them, with every service built from configuration
  * (`svc.mcp.max-output-bytes` among it).
  */
+import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { parseConfigText } from '../../src/config/file-source.js';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
@@ -44,8 +46,16 @@ export function serviceWithTools(yaml = '') {
   const services = toolServices(config, harness.engine, metadata);
   const caller = { agentName: 'ops-bot', role: 'operator', permissions: new Set(['READ', 'DIAGNOSE', 'REMEDIATE'] as const), credential: 'token:ops-bot' };
   const context: ToolContext = { caller, services };
+  const tracer = new TracerProvider({ spanProcessors: [harness.engine.createSpanProcessor()] }).getTracer('large-state');
   return {
     ...harness,
+    /** A failed `GET <route>` request whose span carries `attributes` (error.type, status code). */
+    failure(route: string, latencyMs: number, attributes: Attributes): void {
+      const start = harness.clock.now();
+      const span = tracer.startSpan(`GET ${route}`, { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.request.method': 'GET', 'http.route': route, ...attributes } });
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end(start + latencyMs);
+    },
     config,
     services,
     caller,
@@ -64,8 +74,8 @@ export function serviceWithTools(yaml = '') {
   };
 }
 
-/** 1,000 operations, 40 dependencies, 200 SLOs; the worst of each comes last. */
-export function largeService(yaml = '') {
+/** 1,000 operations, 40 dependencies, 200 SLOs; the worst of each comes last. `slow` picks the operations elevated by latency. */
+export function largeService(yaml = '', slow: (i: number) => boolean = slowOperation) {
   const h = serviceWithTools(yaml);
   for (let i = 0; i < SLOS; i++) {
     // slo-199 watches the operation that always fails; slo-198 the one failing 90 %.
@@ -74,7 +84,7 @@ export function largeService(yaml = '') {
   for (let i = 0; i < OPERATIONS; i++) {
     const route = operationName(i).slice('GET '.length);
     const requests = failingOperation(i) ? 10 : 5;
-    for (let r = 0; r < requests; r++) h.request(route, slowOperation(i) ? 100 : 20, failingOperation(i) && r < i - 989);
+    for (let r = 0; r < requests; r++) h.request(route, slow(i) ? 100 : 20, failingOperation(i) && r < i - 989);
   }
   for (let d = 0; d < DEPENDENCIES; d++) for (let c = 0; c < 10; c++) h.call(`dependency-${d}`, 5, d === DEPENDENCIES - 1);
   return h;
@@ -114,4 +124,16 @@ export function withTrailAndSession(h: ReturnType<typeof serviceWithTools>) {
     h.clock.advance(10);
   }
   return session.id;
+}
+
+export const CUSTOM_ACTIONS = 40;
+
+/** Every operation elevated, 40 custom actions and 10 changes with 8 KB texts: an incident context with a lot to say. */
+export function crowdedIncident() {
+  const h = largeService('', () => true);
+  for (let i = 0; i < CUSTOM_ACTIONS; i++) {
+    h.services.remediation.registerAction({ name: `custom-action-${String(i).padStart(2, '0')}`, description: longText(`does ${i}`, LONG), requiresApproval: i % 2 === 0, handler: () => longText(`ran ${i}`, LONG) });
+  }
+  for (let i = 0; i < 10; i++) h.engine.changes.record('config_change', longText(`change ${i}`, LONG));
+  return h;
 }
