@@ -4,14 +4,18 @@
  * worst first, say how many were left out and how to ask for them, and page 2 shows the next.
  */
 import { describe, expect, it } from 'vitest';
+import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
 import { getCrossStackContext } from '../../src/mcp/tools/get-cross-stack-context.js';
 import { getErrorAnalysis } from '../../src/mcp/tools/get-error-analysis.js';
 import { getIncidentContext } from '../../src/mcp/tools/get-incident-context.js';
+import { getPlaybook } from '../../src/mcp/tools/get-playbook.js';
 import { getRecentAgentActions } from '../../src/mcp/tools/get-recent-agent-actions.js';
 import { getServiceHealth } from '../../src/mcp/tools/get-service-health.js';
 import { getSession } from '../../src/mcp/tools/get-session.js';
 import { getSloReport } from '../../src/mcp/tools/get-slo-report.js';
+import { getTrendAnalysis } from '../../src/mcp/tools/get-trend-analysis.js';
 import { listRemediationActions } from '../../src/mcp/tools/list-remediation-actions.js';
+import { verifyRemediationEffect } from '../../src/mcp/tools/verify-remediation-effect.js';
 import type { ToolResult } from '../../src/mcp/tool-definition.js';
 import {
   AUDIT_ENTRIES,
@@ -19,6 +23,8 @@ import {
   crowdedIncident,
   DEPENDENCIES,
   largeService,
+  LONG,
+  longText,
   OPERATIONS,
   operationName,
   serviceWithTools,
@@ -320,5 +326,78 @@ describe('get_error_analysis with long category names', () => {
     expect(text.split('\n').at(-1)).toMatch(/^SUGGESTION: /);
     const second = (await h.callTool(getErrorAnalysis, { operation_name: 'GET /pay', page: '2' })).text;
     expect(sectionLines(second, 'ERROR CATEGORIES')[1]).toMatch(new RegExp(`^${String(19 - (categories.length - 1)).padStart(2, '0')}-E+`));
+  });
+});
+
+describe('every tool with a lot of state and long texts', () => {
+  it('answers all 15 tools within the bound, text and structured content', async () => {
+    const h = crowdedIncident();
+    const sessionId = withTrailAndSession(h);
+    const agent = longText('agent', 1000);
+    const incidentId = h.services.incidents.openIncident(WORST_OPERATION)!.id;
+    h.clock.advance(60_000);
+    const calls: [string, Record<string, string>][] = [
+      ['get_service_health', {}],
+      ['get_service_health', { format: 'json' }],
+      ['get_incident_context', { operation_name: WORST_OPERATION }],
+      ['list_remediation_actions', { operation_name: WORST_OPERATION }],
+      ['execute_remediation', { action_name: 'custom-action-01', reason: longText('because', LONG) }],
+      ['get_recent_agent_actions', {}],
+      ['get_slo_report', {}],
+      ['get_slo_report', { format: 'json' }],
+      ['get_executive_summary', {}],
+      ['get_trend_analysis', { operation_name: WORST_OPERATION }],
+      ['get_cross_stack_context', { operation_name: WORST_OPERATION }],
+      ['get_playbook', { operation_name: WORST_OPERATION }],
+      ['get_error_analysis', { operation_name: WORST_OPERATION }],
+      ['create_session', { incident_id: incidentId }],
+      // The full session takes no more entries: the one create_session made does (SES-0002).
+      ['add_session_entry', { session_id: 'SES-0002', type: 'ACTION', content: longText('did', LONG) }],
+      ['get_session', { session_id: sessionId }],
+    ];
+    const results = new Map<string, ToolResult>();
+    for (const [name, args] of calls) {
+      const tool = BUILT_IN_TOOLS.find((t) => t.name === name)!;
+      const result = await h.callToolAs(agent, tool, args);
+      expect(result.isError ?? false, `${name}: ${result.text.slice(0, 200)}`).toBe(false);
+      expectWithin(result);
+      results.set(name, result);
+    }
+    h.clock.advance(h.services.verifier.delayMs);
+    const verified = await h.callToolAs(agent, BUILT_IN_TOOLS.find((t) => t.name === 'verify_remediation_effect')!, { action_name: 'custom-action-01' });
+    expectWithin(verified);
+    expect(verified.text).toMatch(/^Action: +custom-action-01$/m);
+    expect(new Set([...results.keys(), 'verify_remediation_effect'])).toEqual(new Set(BUILT_IN_TOOLS.map((t) => t.name)));
+
+    // Long single fields are cut with a marker: a custom action's result, the reason, the agent's name.
+    const executed = results.get('execute_remediation')!;
+    expect(lineWith(executed.text, 'Result:')).toMatch(/ran 1 0123\d*… \[cut: 8192 characters in all\]$/);
+    expect(lineWith(executed.text, 'Reason:')).toMatch(/because 0123\d*… \[cut: 8192 characters in all\]$/);
+    expect(lineWith(executed.text, 'By:')).toMatch(/agent 0123\d{118}… \[cut: 1000 characters in all\] \(operator\)$/);
+    expect((executed.structured as { message: string }).message).toMatch(/… \[cut: 8192 characters in all\]$/);
+    expect(results.get('create_session')!.text).toContain('… [cut: 1000 characters in all] (operator)');
+    expect(results.get('add_session_entry')!.text).toMatch(/ACTION by agent 0123\d*… \[cut: 1000 characters in all\] \(operator\)$/);
+    // The executive summary stays about 300 tokens with 1,000 elevated operations.
+    expect(results.get('get_executive_summary')!.text.length / 4).toBeLessThan(400);
+    expect(results.get('get_executive_summary')!.text).toContain(`  1. ${WORST_OPERATION}: err 100.00%`);
+    expect(results.get('get_executive_summary')!.text).toContain('  (995 more elevated)');
+  });
+
+  it('cuts arguments echoed in errors', async () => {
+    const h = serviceWithTools();
+    h.request('/orders', 20);
+    const long = longText('x', LONG);
+    for (const [tool, args] of [
+      [getIncidentContext, { operation_name: long }],
+      [getPlaybook, { pattern: long }],
+      [getSession, { session_id: long }],
+      [getTrendAnalysis, { operation_name: 'GET /orders', window_minutes: long }],
+      [verifyRemediationEffect, { action_name: long }],
+      [getServiceHealth, { page: long }],
+    ] as const) {
+      const { message } = await h.toolError(tool, args);
+      expect(bytes(message), `${tool.name}: ${message.slice(0, 100)}`).toBeLessThan(1024);
+      expect(message).toContain('… [cut: 8192 characters in all]');
+    }
   });
 });

@@ -62,6 +62,10 @@ export function serviceWithTools(yaml = '') {
     async callTool(tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolResult> {
       return tool.handler(args, context);
     },
+    /** A call by an agent of another name (names may be long: the output must stay bounded). */
+    async callToolAs(agentName: string, tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolResult> {
+      return tool.handler(args, { ...context, caller: { ...caller, agentName } });
+    },
     async toolError(tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolError> {
       try {
         await tool.handler(args, context);
