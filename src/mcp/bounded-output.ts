@@ -5,7 +5,8 @@
  *
  * - Lists are ordered worst first by the tools and paged here. A page takes the next item of each
  *   of the answer's lists in turn (one of each, then the next of each, ...) while it fits, so every
- *   list shows its worst items on page 1. A cut list ends with a line such as
+ *   list shows its worst items on page 1; items ranked as problems go before the rest of any list
+ *   (get_service_health). A cut list ends with a line such as
  *   `… 940 more operations (3 elevated, 937 within baseline) left out; call get_service_health with page=2`,
  *   and on later pages starts with `… 40 operations on page 1; this is page 2 of 25`.
  * - JSON answers are paged the same way: their arrays are cut to fit, and `page`, `pages`,
@@ -23,7 +24,7 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 8192;
 export const MIN_OUTPUT_BYTES = 1024;
 /** Names (operations, dependencies, SLOs, actions) longer than this are cut in display. */
 export const MAX_NAME_CHARS = 256;
-/** Agent names (the other engineer's limit is about 128 characters). */
+/** Agent names shown in lines (session entries, the audit trail, echoes of the caller). */
 export const MAX_AGENT_NAME_CHARS = 128;
 
 /** The configured bound, `svc.mcp.max-output-bytes` (default 8192). */
