@@ -154,6 +154,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'mcp.max-sessions-per-credential', type: integerType(1, 1000), default: 10, doc: 'MCP sessions kept per credential (anonymous callers share one pool); a new one closes that credential\'s least recently used' },
   { path: 'mcp.verification-delay', type: durationType, default: '30s', doc: 'How long after a remediation verify_remediation_effect waits before judging it' },
   { path: 'mcp.max-body-bytes', type: integerType(1024), default: 1048576, doc: 'Largest accepted request body; larger ones get 413' },
+  { path: 'mcp.max-output-bytes', type: integerType(1024, 1048576), default: 8192, doc: 'Largest tool answer in bytes, for its text and its structured content each; longer lists are paged worst first, long fields cut' },
   { path: 'mcp.rate-limit-per-minute', type: integerType(1), default: 300, doc: 'Requests per caller per minute; more get 429 with Retry-After' },
   { path: 'mcp.tokens.*.sha256', type: sha256Type, required: true, doc: "SHA-256 of the agent's bearer token" },
   { path: 'mcp.tokens.*.role', type: stringType, required: true, doc: 'Role the token grants' },

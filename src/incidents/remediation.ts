@@ -14,6 +14,7 @@
  */
 import type { Engine } from '../analysis/engine.js';
 import type { CallerIdentity } from '../mcp/tool-definition.js';
+import { printable } from '../printable.js';
 import { APPROVE_PREFIX, ApprovalError, type Approvals } from './approvals.js';
 import type { AuditEntry, AuditTrail } from './audit-trail.js';
 import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
@@ -114,8 +115,8 @@ export class Remediation {
     }
     const custom = this.custom.get(name);
     if (!custom) {
-      const known = [...Object.keys(BUILT_IN_ACTIONS).map((k) => `${k}:<target>`), ...this.custom.keys()];
-      throw new RemediationRefused(`unknown action "${name}"; call list_remediation_actions for an operation to get action names (known forms: ${known.join(', ')})`);
+      const known = [...Object.keys(BUILT_IN_ACTIONS).map((k) => `${k}:<target>`), `${APPROVE_PREFIX}<approval id>`, ...this.custom.keys()];
+      throw new RemediationRefused(`unknown action "${printable(name, 100)}"; call list_remediation_actions for an operation to get action names (known forms: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ` and ${known.length - 12} more` : ''})`);
     }
     return { kind: 'custom', target: undefined, requiresApproval: custom.requiresApproval ?? false };
   }

@@ -57,10 +57,13 @@ export function headerLine(...parts: readonly string[]): string {
   return parts.join(' | ');
 }
 
-/** Rows of cells with every column but the last padded to its widest cell, two spaces apart. */
-export function columns(rows: readonly (readonly string[])[]): string[] {
+/**
+ * Rows of cells with every column but the last padded to its widest cell (at most `maxWidth`
+ * characters: a longer cell is not padded), two spaces apart.
+ */
+export function columns(rows: readonly (readonly string[])[], maxWidth = Infinity): string[] {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, cell.length))));
   return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join('  ').trimEnd());
 }
 

@@ -20,6 +20,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { reportError } from '../report-error.js';
 import { runtime } from '../runtime.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
+import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { printable } from '../printable.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
@@ -293,18 +294,20 @@ export class ToolServer {
   }
 
   private async run(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, caller: CallerIdentity): Promise<CallToolResult> {
+    // Last resort for every tool, the app's too: text beyond svc.mcp.max-output-bytes is cut, larger structured content left out.
+    const maxBytes = maxOutputBytes(this.options.services);
     try {
       const args = checkArguments(tool, rawArgs);
-      const result = await tool.handler(args, { caller, services: this.options.services });
+      const result = boundToolResult(await tool.handler(args, { caller, services: this.options.services }), maxBytes);
       return {
         content: [{ type: 'text', text: result.text }],
         ...(result.structured && { structuredContent: result.structured }),
         ...(result.isError && { isError: true }),
       };
     } catch (error) {
-      if (error instanceof ToolError) return errorResult(error.message);
+      if (error instanceof ToolError) return errorResult(cutText(error.message, maxBytes));
       reportError(`tool ${tool.name}`, error);
-      return errorResult(`${tool.name} failed inside the service: ${error instanceof Error ? error.message : String(error)}`);
+      return errorResult(cutText(`${tool.name} failed inside the service: ${error instanceof Error ? error.message : String(error)}`, maxBytes));
     }
   }
 }

@@ -209,7 +209,7 @@ describe('protocol edges', () => {
     for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
       const { json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_service_health', arguments: JSON.parse(`{"${name}":"x"}`) } }, sessionOf(lead));
       const text = (json.result as { content: { text: string }[]; isError: boolean }).content[0]!.text;
-      expect(text).toBe(`unknown argument "${name}" for get_service_health; accepted: format`);
+      expect(text).toBe(`unknown argument "${name}" for get_service_health; accepted: format, page`);
     }
   });
 });

@@ -1,5 +1,6 @@
-/** create_session: a shared blackboard for an incident. */
-import { fields, isoTime } from '../text-layout.js';
+/** create_session: a shared blackboard for an incident. Names echoed are cut (src/mcp/bounded-output.ts): agents' at 128 characters, operations' at 256. */
+import { MAX_AGENT_NAME_CHARS, shownName } from '../bounded-output.js';
+import { fields, isoTime, listSome } from '../text-layout.js';
 import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
 import { INPUT_LIMITS } from '../input-limits.js';
 
@@ -14,15 +15,15 @@ export const createSession: ToolDefinition = {
   handler(args, { services, caller }) {
     const incident = services.incidents.byId(args.incident_id!);
     if (!incident) {
-      const open = services.incidents.openIncidents().map((i) => `${i.id} (${i.operation})`);
-      throw new ToolError(`unknown incident "${args.incident_id}"; open incidents: ${open.length ? open.join(', ') : 'none'}`);
+      const open = services.incidents.openIncidents().map((i) => `${i.id} (${shownName(i.operation, 120)})`);
+      throw new ToolError(`unknown incident "${shownName(args.incident_id!, 64)}"; open incidents: ${listSome(open, 10)}`);
     }
     const session = services.sessions.create(incident.id, caller.agentName);
     return textResult(
       ['SESSION CREATED', ...fields([
         ['Session', session.id],
-        ['Incident', `${incident.id} (${incident.operation}, ${incident.status})`],
-        ['Created', `${isoTime(session.created)} by ${caller.agentName} (${caller.role})`],
+        ['Incident', `${incident.id} (${shownName(incident.operation)}, ${incident.status})`],
+        ['Created', `${isoTime(session.created)} by ${shownName(caller.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(caller.role, MAX_AGENT_NAME_CHARS)})`],
       ])].join('\n'),
       { sessionId: session.id, incidentId: incident.id },
     );

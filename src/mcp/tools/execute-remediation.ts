@@ -1,10 +1,14 @@
 /**
- * execute_remediation: runs an action, audited. An action that needs approval runs once a
- * credential that may approve has approved it: the caller's own, or a second credential's
- * approval (`approve:<id>`) named by its id in approved_by (src/incidents/approvals.ts).
- */
+  * execute_remediation: runs an action, audited. An action that needs approval runs once a
+  * credential that may approve has approved it: the caller's own, or a second credential's
+  * approval (`approve:<id>`) named by its id in approved_by (src/incidents/approvals.ts).
+  * The echo is bounded (src/mcp/bounded-output.ts): the result message (a custom action's may be
+  * long) and the reason are cut at 1/16 of `svc.mcp.max-output-bytes`, names at 256 characters
+  * (agents' at 128), in the text and the structured content.
+  */
 import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { RemediationRefused } from '../../incidents/remediation.js';
+import { cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, shownName } from '../bounded-output.js';
 import { INPUT_LIMITS } from '../input-limits.js';
 import { fields, isoTime } from '../text-layout.js';
 import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
@@ -25,18 +29,21 @@ export const executeRemediation: ToolDefinition = {
   async handler(args, { services, caller }) {
     try {
       const result = await services.remediation.execute(args.action_name!, args.reason!, args.approved_by, caller);
+      const chars = fieldChars(maxOutputBytes(services));
+      const action = shownName(args.action_name!);
+      const message = cutField(result.message, chars);
       const text = [
-        `REMEDIATION ${result.outcome === 'success' ? 'EXECUTED' : 'FAILED'}: ${args.action_name}`,
+        `REMEDIATION ${result.outcome === 'success' ? 'EXECUTED' : 'FAILED'}: ${action}`,
         ...fields([
-          ['Result', result.message],
-          ['By', `${caller.agentName} (${caller.role})`],
-          ['Reason', args.reason!],
+          ['Result', message],
+          ['By', `${shownName(caller.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(caller.role, MAX_AGENT_NAME_CHARS)})`],
+          ['Reason', cutField(args.reason!, chars)],
           ['Approval', approvalText(result.audit, services.remediation.approvals.mayApprove(caller))],
           ['At', isoTime(result.audit.timestamp)],
-          ['Verify', `call verify_remediation_effect("${args.action_name}") in ${Math.round(services.verifier.delayMs / 1000)}s`],
+          ['Verify', `call verify_remediation_effect("${action}") in ${Math.round(services.verifier.delayMs / 1000)}s`],
         ]),
       ].join('\n');
-      return { ...textResult(text, { action: args.action_name, outcome: result.outcome, message: result.message }), isError: result.outcome !== 'success' };
+      return { ...textResult(text, { action, outcome: result.outcome, message }), isError: result.outcome !== 'success' };
     } catch (error) {
       if (error instanceof RemediationRefused) throw new ToolError(error.message);
       throw error;

@@ -6,8 +6,14 @@
  * Deviation: ELEVATED with the health aggregator's rule (more than 5 points above the baseline
  * rate and over twice it), below baseline by the mirror rule (more than 5 points below and under
  * half of it), normal otherwise.
+ *
+ * Bounded (src/mcp/bounded-output.ts): category names are cut at 128 characters, the suggestion
+ * at 1/16 of `svc.mcp.max-output-bytes`, and categories beyond what fits (at most 21 are kept per
+ * operation) are paged, most frequent first:
+ * `… 12 more error categories left out; call get_error_analysis with ... page=2`.
  */
 import type { Engine } from '../../analysis/engine.js';
+import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
 import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, section } from '../text-layout.js';
 import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
@@ -18,6 +24,7 @@ const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|so
 // error.type holds the status code itself for HTTP errors (semantic conventions); svc writes `HTTP 503`.
 const SERVER_ERROR = /^(HTTP )?5\d\d$/;
 const CLIENT_ERROR = /^(HTTP )?4\d\d$/;
+const MAX_CATEGORY_CHARS = 128;
 
 export const getErrorAnalysis: ToolDefinition = {
   name: 'get_error_analysis',
@@ -27,6 +34,7 @@ export const getErrorAnalysis: ToolDefinition = {
   permission: 'READ',
   parameters: {
     operation_name: OPERATION_NAME,
+    page: PAGE,
   },
   required: ['operation_name'],
   annotations: READ_ONLY,
@@ -47,26 +55,28 @@ export const getErrorAnalysis: ToolDefinition = {
     const categories = engine.errorCategories.of(operation);
     const categorized = categories.reduce((sum, c) => sum + c.count, 0);
 
-    return textResult(
-      blocks(
-        [
-          `ERROR ANALYSIS: ${operation}`,
-          ...fields([
-            ['Window', `last ${engine.health.recentMinutes} minutes`],
-            ['Total requests', String(requests)],
-            ['Error count', String(errors)],
-            ['Error rate', percent(errorRate)],
-            ['Deviation', deviation(requests, errorRate, baselineRate, engine.health.recentMinutes)],
-            ['Baseline confidence', snapshot ? `${snapshot.confidence} (${snapshot.sampleCount} samples)` : `LOW (fewer than ${engine.rollingBaselines.minSamples} samples)`],
-          ]),
-        ].join('\n'),
-        section(
-          `ERROR CATEGORIES (${categorized} errors since start)`,
-          columns(categories.map((c) => [c.category, String(c.count), percent(c.count / categorized, 1)])),
-        ),
-        `SUGGESTION: ${suggestion(engine, errors, categories[0]?.category)}`,
-      ),
+    const maxBytes = maxOutputBytes(services);
+    const request = { tool: 'get_error_analysis', maxBytes, page: pageArgument(args.page), call: callFor('get_error_analysis', { operation_name: operation }) };
+    const head = [
+      `ERROR ANALYSIS: ${shownName(operation)}`,
+      ...fields([
+        ['Window', `last ${engine.health.recentMinutes} minutes`],
+        ['Total requests', String(requests)],
+        ['Error count', String(errors)],
+        ['Error rate', percent(errorRate)],
+        ['Deviation', deviation(requests, errorRate, baselineRate, engine.health.recentMinutes)],
+        ['Baseline confidence', snapshot ? `${snapshot.confidence} (${snapshot.sampleCount} samples)` : `LOW (fewer than ${engine.rollingBaselines.minSamples} samples)`],
+      ]),
+    ].join('\n');
+    const suggested = `SUGGESTION: ${cutField(suggestion(engine, errors, categories[0]?.category), fieldChars(maxBytes))}`;
+    const lines = columns(
+      categories.map((c) => [shownName(c.category, MAX_CATEGORY_CHARS), String(c.count), percent(c.count / categorized, 1)]),
+      60,
     );
+    const { text } = pageText(request, [{ noun: ['error category', 'error categories'], items: lines }], ([shown]) =>
+      blocks(head, section(`ERROR CATEGORIES (${categorized} errors since start)`, shown!), suggested),
+    );
+    return textResult(text);
   },
 };
 
@@ -80,10 +90,11 @@ function deviation(requests: number, rate: number, baseline: number | undefined,
 }
 
 /** One remedy for the PLAN phase, from the most frequent error category. */
-function suggestion(engine: Engine, recentErrors: number, top: string | undefined): string {
+function suggestion(engine: Engine, recentErrors: number, category: string | undefined): string {
+  const top = category === undefined ? undefined : shownName(category, MAX_CATEGORY_CHARS);
   if (top === undefined) return recentErrors ? 'errors are not categorised; check dependency health (get_service_health) and recent changes.' : 'no errors recorded; nothing to remedy for errors.';
   const unwell = engine.dependencyHealth.statuses().filter((d) => d.state !== 'healthy');
-  const dependencies = listSome(unwell.map((d) => `${d.name} (${d.state})`), 3);
+  const dependencies = listSome(unwell.map((d) => `${shownName(d.name)} (${d.state})`), 3);
   if (TIMEOUT.test(top)) return `mostly timeouts (${top}): put a circuit breaker with a shorter timeout on the slow dependency and serve a fallback while it is open.`;
   if (UNREACHABLE.test(top)) return `mostly unreachable dependencies (${top}): check ${unwell.length ? dependencies : 'the dependency'} and fail over or open its circuit breaker.`;
   if (SERVER_ERROR.test(top)) {
@@ -95,6 +106,6 @@ function suggestion(engine: Engine, recentErrors: number, top: string | undefine
   if (top === 'unknown') return 'errors carry no error.type, exception or HTTP status; record exceptions on the spans to classify them, and check dependency health meanwhile.';
   const deployment = engine.changes.lastDeployment();
   return deployment
-    ? `mostly ${top} exceptions: check the latest deployment (${deployment.description}, ${isoTime(deployment.timestamp)}) and roll it back if the errors started after it.`
+    ? `mostly ${top} exceptions: check the latest deployment (${cutField(deployment.description, 200)}, ${isoTime(deployment.timestamp)}) and roll it back if the errors started after it.`
     : `mostly ${top} exceptions: check recent code or configuration changes for the failing path.`;
 }

@@ -4,11 +4,13 @@
  * TOP ISSUES lists at most five ELEVATED operations, worst first: by error rate above baseline,
  * then by p99 relative to baseline p99. Operation names are cut at 60 characters, so the text
  * stays bounded however many operations are elevated (under 400 tokens, as characters / 4, with
- * 50 elevated operations; see test/mcp/reporting-tools.test.ts).
+ * 50 elevated operations; see test/mcp/reporting-tools.test.ts, and with 1,000 in
+ * test/mcp/bounded-tools.test.ts). It takes no page: it is a summary, get_service_health lists.
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { headerLine, listSome, ms, percent, plural, truncate, withBaseline } from '../text-layout.js';
+import { operationsWorstFirst } from './worst-first.js';
 
 const TOP_ISSUES = 5;
 const MAX_NAME = 60;
@@ -24,7 +26,7 @@ export const getExecutiveSummary: ToolDefinition = {
   annotations: READ_ONLY,
   handler(_args, { services }) {
     const summary = services.engine.healthSummary();
-    const elevated = summary.operations.filter((op) => op.elevated).sort((a, b) => errorExcess(b) - errorExcess(a) || p99Ratio(b) - p99Ratio(a));
+    const elevated = summary.operations.filter((op) => op.elevated).sort(operationsWorstFirst);
     const slos = summary.slos;
     const atRisk = slos.filter((s) => s.compliance === 'AT_RISK').length;
     const violated = slos.filter((s) => s.compliance === 'VIOLATED').length;
@@ -53,7 +55,7 @@ export const getExecutiveSummary: ToolDefinition = {
     return textResult(
       [
         'EXECUTIVE SUMMARY',
-        headerLine(`Service: ${summary.service}`, summary.status, summary.timestamp),
+        headerLine(`Service: ${truncate(summary.service, MAX_NAME)}`, summary.status, summary.timestamp),
         `STATUS: ${sentence}`,
         'TOP ISSUES',
         ...(issues.length ? issues : ['  none']),
@@ -72,12 +74,4 @@ function issueLine(op: OperationHealth): string {
     `p50 ${withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))},`,
     `p99 ${withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))}`,
   ].join(' ');
-}
-
-function errorExcess(op: OperationHealth): number {
-  return op.errorRate - (op.baseline?.errorRate ?? 0);
-}
-
-function p99Ratio(op: OperationHealth): number {
-  return op.baseline?.latencyP99Ms ? op.p99 / op.baseline.latencyP99Ms : 0;
 }

@@ -1,20 +1,106 @@
-/** get_incident_context: the complete diagnosis of an operation's incident (layout in incident-context.ts). */
-import { buildIncidentContext, formatIncidentContext } from '../../incidents/incident-context.js';
+/**
+ * get_incident_context: the complete diagnosis of an operation's incident (layout in incident-context.ts).
+ *
+ * Bounded (src/mcp/bounded-output.ts): free-text fields (summary, change descriptions, action
+ * descriptions, causes and resolutions, service health reasons) are cut at 1/16 of
+ * `svc.mcp.max-output-bytes` with a marker, names at 256 characters, and the lists that grow with
+ * the service (affected operations, this operation first and then worst first; affected
+ * dependencies and consumers; service health reasons; suggested actions, HIGH first; changes;
+ * similar incidents) are paged like every listing tool, each list in turn (no list waits for
+ * another: the actions and changes matter as much as the long lists), and a cut list ends with
+ * `… 940 more affected operations left out; call get_incident_context with operation_name="..." and page=2`.
+ */
+import type { Engine } from '../../analysis/engine.js';
+import { buildIncidentContext, formatIncidentContext, type IncidentContext } from '../../incidents/incident-context.js';
+import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName, type PageRequest, type ShownPart, type TextListing } from '../bounded-output.js';
+import { isoTime } from '../text-layout.js';
 import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
+import { operationsWorstFirst } from './worst-first.js';
 
 export const getIncidentContext: ToolDefinition = {
   name: 'get_incident_context',
   title: 'Incident context',
   description:
-    'Complete diagnosis of an operation: what is happening (error rate and latency against baselines, anomaly score, patterns), what changed (deployments, config changes), what is affected, suggested actions with priority and approval needs, and similar past incidents. Call after get_service_health shows a problem.',
+    'Complete diagnosis of an operation: what is happening (error rate and latency against baselines, anomaly score, patterns), what changed (deployments, config changes), what is affected, suggested actions with priority and approval needs, and similar past incidents. Call after get_service_health shows a problem. Long lists are paged: their last item names the call for the next page.',
   permission: 'READ',
-  parameters: { operation_name: { type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"' } },
+  parameters: { operation_name: { type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"' }, page: PAGE },
   required: ['operation_name'],
   annotations: READ_ONLY,
   handler(args, { services }) {
     const operation = requireKnownOperation(services, args.operation_name!);
+    const maxBytes = maxOutputBytes(services);
+    const request: PageRequest = { tool: 'get_incident_context', maxBytes, page: pageArgument(args.page), call: callFor('get_incident_context', { operation_name: operation }) };
     const context = buildIncidentContext(operation, services);
-    return textResult(formatIncidentContext(context));
+    return textResult(boundedContext(request, context, services.engine));
   },
 };
+
+function boundedContext(request: PageRequest, context: IncidentContext, engine: Engine): string {
+  const chars = fieldChars(request.maxBytes);
+  const base: IncidentContext = {
+    ...context,
+    summary: cutField(context.summary, chars),
+    operation: shownName(context.operation),
+    onCallChannel: shownName(context.onCallChannel),
+    runbookUrl: cutField(context.runbookUrl, chars),
+    lastDeployment: context.lastDeployment && { ...context.lastDeployment, version: shownName(context.lastDeployment.version) },
+  };
+  const changes = context.changes.map((c) => ({ ...c, kind: shownName(c.kind), description: cutField(c.description, chars) }));
+  const actions = context.actions.map((a) => ({ ...a, name: shownName(a.name), description: cutField(a.description, chars) }));
+  const similar = context.similar.map((s) => ({ id: shownName(s.id), cause: cutField(s.cause, chars), resolution: cutField(s.resolution, chars) }));
+  const operations = affectedWorstFirst(context, engine);
+
+  // Lines as formatIncidentContext shows them, to size the page; inline lists are joined by two characters.
+  const listings: TextListing[] = [
+    { noun: 'affected operation', items: operations.map((name) => shownName(name)), overhead: 2 },
+    { noun: ['affected dependency', 'affected dependencies'], items: context.affectedDependencies.map((name) => shownName(name)), overhead: 2 },
+    { noun: 'service health reason', items: context.serviceReasons.map((r) => cutField(r, chars)), overhead: 2 },
+    {
+      noun: 'suggested action',
+      items: actions.map((a) => `[${a.priority}] ${a.name} - ${a.description}${a.requiresApproval ? ' [NEEDS APPROVAL]' : ''}`),
+      kinds: actions.map((a) => a.priority),
+    },
+    { noun: 'change', items: changes.map((c) => `${isoTime(c.timestamp)} ${c.kind}: ${c.description}${c.probableCause ? '  PROBABLE CAUSE' : ''}`) },
+    { noun: 'affected consumer', items: context.affectedConsumers.map((name) => shownName(name)), overhead: 2 },
+    { noun: 'similar past incident', items: similar.map((s) => `${s.id}: cause ${s.cause}; resolution ${s.resolution}`) },
+  ];
+  return pageText(request, listings, (shown, parts) => {
+    const slice = <T>(list: readonly T[], i: number) => list.slice(parts[i]!.range.start, parts[i]!.range.end);
+    const text = formatIncidentContext({
+      ...base,
+      affectedOperations: shown[0]!,
+      affectedDependencies: shown[1]!,
+      serviceReasons: shown[2]!,
+      actions: slice(actions, 3),
+      changes: slice(changes, 4),
+      affectedConsumers: shown[5]!,
+      similar: slice(similar, 6),
+    });
+    return withMarkers(withMarkers(withMarkers(text, 'SUGGESTED ACTIONS', parts[3]!), 'WHAT CHANGED', parts[4]!), 'SIMILAR PAST INCIDENTS', parts[6]!);
+  }).text;
+}
+
+/** The incident's operation first, then the others worst first. */
+function affectedWorstFirst(context: IncidentContext, engine: Engine): string[] {
+  const health = context.affectedOperations.filter((name) => name !== context.operation).map((name) => ({ name, health: engine.health.getOperationHealth(name) }));
+  health.sort((a, b) => (a.health && b.health ? operationsWorstFirst(a.health, b.health) : a.health ? -1 : b.health ? 1 : 0));
+  return [...(context.affectedOperations.includes(context.operation) ? [context.operation] : []), ...health.map((h) => h.name)];
+}
+
+/**
+ * Puts a list's page markers into its section of the formatted context: the earlier-pages marker
+ * before the section's items (its last lines), the left-out marker after them.
+ */
+function withMarkers(text: string, title: string, part: ShownPart): string {
+  if (!part.before && !part.after) return text;
+  const blocks = text.split('\n\n');
+  const index = blocks.findIndex((block) => block.split('\n')[0] === title);
+  if (index < 0) return text;
+  let lines = blocks[index]!.split('\n');
+  const count = part.range.end - part.range.start;
+  if (count === 0 && lines.at(-1) === '  none') lines = lines.slice(0, -1);
+  const first = lines.length - count;
+  blocks[index] = [...lines.slice(0, first), ...(part.before ? [`  ${part.before}`] : []), ...lines.slice(first), ...(part.after ? [`  ${part.after}`] : [])].join('\n');
+  return blocks.join('\n\n');
+}

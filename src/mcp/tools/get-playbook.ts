@@ -1,5 +1,10 @@
-/** get_playbook: the step graph for a pattern, or for the patterns detected on an operation. */
+/**
+ * get_playbook: the step graph for a pattern, or for the patterns detected on an operation.
+ * Playbooks are fixed (about 2 KB of text); only the operation name in the title varies, cut at
+ * 256 characters (src/mcp/bounded-output.ts).
+ */
 import { formatPlaybook, selectPlaybook, UnknownPatternError } from '../../incidents/playbooks.js';
+import { shownName } from '../bounded-output.js';
 import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 
@@ -21,9 +26,9 @@ export const getPlaybook: ToolDefinition = {
     const operationPatterns = operation ? [...(services.incidents.openIncident(operation)?.patterns ?? [])].reverse() : [];
     try {
       const playbook = selectPlaybook({ pattern: args.pattern, operationPatterns });
-      return textResult(formatPlaybook(playbook, operation), { playbook: playbook.name, triggerPatterns: [...playbook.triggerPatterns], steps: playbook.steps.map((s) => ({ ...s })) });
+      return textResult(formatPlaybook(playbook, operation === undefined ? undefined : shownName(operation)), { playbook: playbook.name, triggerPatterns: [...playbook.triggerPatterns], steps: playbook.steps.map((s) => ({ ...s })) });
     } catch (error) {
-      if (error instanceof UnknownPatternError) throw new ToolError(error.message);
+      if (error instanceof UnknownPatternError) throw new ToolError(error.message.replace(`"${error.pattern}"`, `"${shownName(error.pattern, 64)}"`));
       throw error;
     }
   },

@@ -1,26 +1,45 @@
-/** get_recent_agent_actions: the audit trail, newest first, so agents avoid duplicate remediation. */
+/**
+ * get_recent_agent_actions: the audit trail, newest first, so agents avoid duplicate remediation.
+ * One line per action: time, outcome, action, agent and role, reason, approval, result.
+ * Approvers' names are shown only to callers who may approve (src/incidents/approvals.ts).
+ *
+ * Bounded (src/mcp/bounded-output.ts): reasons and results are cut at 1/16 of
+ * `svc.mcp.max-output-bytes` (512 characters by default) with a marker, and the lines that fit
+ * make a page, newest first; a cut trail ends with
+ * `… 480 more actions (470 succeeded, 10 refused) left out; call get_recent_agent_actions with page=2`.
+ */
 import { APPROVE_PREFIX } from '../../incidents/approvals.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
+import { callFor, cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
 import { isoTime, section } from '../text-layout.js';
 import { approvalText } from './execute-remediation.js';
 import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 
+const OUTCOME: Record<AuditEntry['outcome'], string> = { success: 'succeeded', failed: 'failed', refused: 'refused' };
+
 export const getRecentAgentActions: ToolDefinition = {
   name: 'get_recent_agent_actions',
   title: 'Recent agent actions',
-  description: 'The audit trail of recent agent actions (newest first): who, role, action, reason, approval and outcome. Check it before remediating so several agents do not act twice.',
+  description:
+    'The audit trail of agent actions (newest first): who, role, action, reason, approval and outcome. Check it before remediating so several agents do not act twice. A long trail is paged: its last line names the call for the next page.',
   permission: 'READ',
-  parameters: {},
+  parameters: { page: PAGE },
   required: [],
   annotations: READ_ONLY,
-  handler(_args, { services, caller }) {
-    const entries = services.audit.recent(20);
-    // Approvers stay anonymous to callers who cannot approve.
+  handler(args, { services, caller }) {
+    const maxBytes = maxOutputBytes(services);
+    const request = { tool: 'get_recent_agent_actions', maxBytes, page: pageArgument(args.page), call: callFor('get_recent_agent_actions') };
+    const entries = services.audit.recent(Number.MAX_SAFE_INTEGER);
+    const chars = fieldChars(maxBytes);
     const mayApprove = services.remediation.approvals.mayApprove(caller);
-    const agent = (e: AuditEntry) => (!mayApprove && e.outcome === 'success' && e.action.startsWith(APPROVE_PREFIX) ? 'an approver' : `${e.agentName} (${e.role})`);
+    const agent = (e: AuditEntry) =>
+      !mayApprove && e.outcome === 'success' && e.action.startsWith(APPROVE_PREFIX) ? 'an approver' : `${shownName(e.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(e.role, MAX_AGENT_NAME_CHARS)})`;
     const lines = entries.map(
-      (e) => `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${e.action} by ${agent(e)}; reason: ${e.reason}; approval: ${approvalText(e, mayApprove)}; ${e.detail}`,
+      (e) => `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${agent(e)}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
     );
-    return textResult(section(`RECENT AGENT ACTIONS (${entries.length})`, lines, 'none recorded'));
+    const { text } = pageText(request, [{ noun: 'action', items: lines, kinds: entries.map((e) => OUTCOME[e.outcome]) }], ([shown]) =>
+      section(`RECENT AGENT ACTIONS (${entries.length})`, shown!, 'none recorded'),
+    );
+    return textResult(text);
   },
 };

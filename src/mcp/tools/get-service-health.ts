@@ -3,80 +3,150 @@
  * reasons, per-operation metrics over the recent minutes (svc.health.recent-minutes) with ELEVATED flags, dependency states
  * and SLO budgets.
  *
- * `format=json` returns the same content as pretty JSON text and as `structured`:
- * { service, status, timestamp, reasons: string[],
+ * Bounded (src/mcp/bounded-output.ts): each list is worst first (operations ELEVATED, then within
+ * baseline, then idle; dependencies unhealthy, degraded, healthy; SLOs VIOLATED, AT_RISK, HEALTHY;
+ * reasons CRITICAL ones first) and a page takes the next items of each list in turn while they
+ * fit `svc.mcp.max-output-bytes`, the problems of every list before the rest. A cut list ends with
+ * `… 940 more operations (3 elevated, 937 within baseline) left out; call get_service_health with page=2`.
+ *
+ * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
+ * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos },
+ *   nextPage: string | null, reasons: string[],
  *   operations: [{ name, requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
  *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate } | null }],
  *   dependencies: [{ name, state, errorRate, averageLatencyMs, calls }],
  *   slos: [{ name, compliance, budgetRemaining, burnRate }] }
- * Rates and budgets are fractions (0.025 for 2.5 %), latencies milliseconds.
+ * Rates and budgets are fractions (0.025 for 2.5 %), latencies milliseconds; `leftOut` counts, per
+ * array, the items not on this page.
  */
-import type { HealthSummary, OperationHealth } from '../../analysis/health-aggregator.js';
+import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
+import { callFor, cutField, maxOutputBytes, PAGE, pageArgument, pageJson, pageText, shownName, type PageRequest } from '../bounded-output.js';
 import { FORMAT, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { formatArgument } from './operation-argument.js';
 import { blocks, columns, headerLine, ms, multiple, percent, plural, section } from '../text-layout.js';
+import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloKind, slosWorstFirst } from './worst-first.js';
 
+/** Columns are padded to at most this width, so one long name does not widen every line. */
+const MAX_COLUMN = 60;
+const MAX_REASON_CHARS = 512;
 
 export const getServiceHealth: ToolDefinition = {
   name: 'get_service_health',
   title: 'Service health',
   description:
-    'Current health of the service: STATUS (HEALTHY, DEGRADED or CRITICAL) with its reasons, each operation (error rate, p50, p99, ELEVATED when off baseline), each dependency (state, error rate, average latency) and each SLO (budget remaining, burn rate). Call this first.',
+    'Current health of the service: STATUS (HEALTHY, DEGRADED or CRITICAL) with its reasons, each operation (error rate, p50, p99, ELEVATED when off baseline), each dependency (state, error rate, average latency) and each SLO (budget remaining, burn rate), worst first. A long answer is paged: its last line per list names the call for the next page. Call this first.',
   permission: 'READ',
   parameters: {
     format: FORMAT,
+    page: PAGE,
   },
   required: [],
   annotations: READ_ONLY,
   handler(args, { services }) {
     const format = formatArgument(args.format);
+    const request: PageRequest = {
+      tool: 'get_service_health',
+      maxBytes: maxOutputBytes(services),
+      page: pageArgument(args.page),
+      call: callFor('get_service_health', { format: args.format }),
+    };
     const summary = services.engine.healthSummary();
-    if (format === 'text') return textResult(healthText(summary, services.engine.health.recentMinutes));
-    const json = healthJson(summary);
+    const operations = [...summary.operations].sort(operationsWorstFirst);
+    const dependencies = [...summary.dependencies].sort(dependenciesWorstFirst);
+    const slos = [...summary.slos].sort(slosWorstFirst);
+    if (format === 'text') return textResult(healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes));
+    const json = healthJson(request, summary, operations, dependencies, slos);
     return textResult(JSON.stringify(json, null, 2), json);
   },
 };
 
-function healthText(summary: HealthSummary, recentMinutes: number): string {
-  // Elevated operations first: they are what the agent came for.
-  const operations = [...summary.operations].sort((a, b) => Number(b.elevated) - Number(a.elevated));
-  return blocks(
-    headerLine(`SERVICE HEALTH: ${summary.service}`, `STATUS: ${summary.status}`, summary.timestamp),
-    section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')})`, columns(operations.map(operationCells))),
-    section(
-      'DEPENDENCIES',
-      columns(summary.dependencies.map((d) => [d.name, d.state, `err ${percent(d.errorRate)}`, `avg ${ms(d.averageLatencyMs)}`, plural(d.calls, 'call')])),
-    ),
-    section('SLOs', columns(summary.slos.map((s) => [s.name, s.compliance, `budget ${percent(s.budgetRemaining)}`, `burn ${multiple(s.burnRate)}`]))),
-    section('REASONS', summary.reasons, 'none: everything within baseline'),
+function healthText(
+  request: PageRequest,
+  summary: HealthSummary,
+  operations: readonly OperationHealth[],
+  dependencies: readonly DependencySummary[],
+  slos: readonly SloSummary[],
+  recentMinutes: number,
+): string {
+  const reasons = summary.reasons.map((r) => cutField(r, MAX_REASON_CHARS));
+  const { text } = pageText(
+    request,
+    [
+      { noun: 'operation', items: columns(operations.map(operationCells), MAX_COLUMN), kinds: operations.map(operationKind), ranks: operations.map((op) => rank(op.elevated)) },
+      {
+        noun: ['dependency', 'dependencies'],
+        items: columns(dependencies.map((d) => [shownName(d.name), d.state, `err ${percent(d.errorRate)}`, `avg ${ms(d.averageLatencyMs)}`, plural(d.calls, 'call')]), MAX_COLUMN),
+        kinds: dependencies.map((d) => d.state),
+        ranks: dependencies.map((d) => rank(d.state !== 'healthy')),
+      },
+      {
+        noun: 'SLO',
+        items: columns(slos.map((s) => [shownName(s.name), s.compliance, `budget ${percent(s.budgetRemaining)}`, `burn ${multiple(s.burnRate)}`]), MAX_COLUMN),
+        kinds: slos.map((s) => sloKind(s.compliance)),
+        ranks: slos.map((s) => rank(s.compliance !== 'HEALTHY')),
+      },
+      { noun: 'reason', items: reasons },
+    ],
+    ([operationLines, dependencyLines, sloLines, reasonLines]) =>
+      blocks(
+        headerLine(`SERVICE HEALTH: ${shownName(summary.service)}`, `STATUS: ${summary.status}`, summary.timestamp),
+        section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')})`, operationLines!),
+        section('DEPENDENCIES', dependencyLines!),
+        section('SLOs', sloLines!),
+        section('REASONS', reasonLines!, 'none: everything within baseline'),
+      ),
   );
+  return text;
 }
 
 function operationCells(op: OperationHealth): string[] {
-  if (op.requestCount === 0) return [op.operation, '0 req', 'idle'];
-  const cells = [op.operation, `${op.requestCount} req`, `err ${percent(op.errorRate)}`, `p50 ${ms(op.p50)}`, `p99 ${ms(op.p99)}`];
+  const name = shownName(op.operation);
+  if (op.requestCount === 0) return [name, '0 req', 'idle'];
+  const cells = [name, `${op.requestCount} req`, `err ${percent(op.errorRate)}`, `p50 ${ms(op.p50)}`, `p99 ${ms(op.p99)}`];
   if (op.elevated) cells.push(`ELEVATED (${op.elevatedReasons.join('; ')})`);
   return cells;
 }
 
-function healthJson(summary: HealthSummary) {
-  return {
-    service: summary.service,
-    status: summary.status,
-    timestamp: summary.timestamp,
-    reasons: [...summary.reasons],
-    operations: summary.operations.map((op) => ({
-      name: op.operation,
-      requestCount: op.requestCount,
-      errorRate: op.errorRate,
-      p50Ms: op.p50,
-      p99Ms: op.p99,
-      throughputPerMinute: op.throughputPerMinute,
-      elevated: op.elevated,
-      elevatedReasons: [...op.elevatedReasons],
-      baseline: op.baseline ? { latencyP50Ms: op.baseline.latencyP50Ms, latencyP99Ms: op.baseline.latencyP99Ms, errorRate: op.baseline.errorRate } : null,
-    })),
-    dependencies: summary.dependencies.map((d) => ({ name: d.name, state: d.state, errorRate: d.errorRate, averageLatencyMs: d.averageLatencyMs, calls: d.calls })),
-    slos: summary.slos.map((s) => ({ name: s.name, compliance: s.compliance, budgetRemaining: s.budgetRemaining, burnRate: s.burnRate })),
-  };
+function healthJson(request: PageRequest, summary: HealthSummary, operations: readonly OperationHealth[], dependencies: readonly DependencySummary[], slos: readonly SloSummary[]) {
+  return pageJson(
+    request,
+    [
+      { key: 'reasons', items: summary.reasons },
+      {
+        key: 'operations',
+        ranks: operations.map((op) => rank(op.elevated)),
+        items: operations.map((op) => ({
+          name: op.operation,
+          requestCount: op.requestCount,
+          errorRate: op.errorRate,
+          p50Ms: op.p50,
+          p99Ms: op.p99,
+          throughputPerMinute: op.throughputPerMinute,
+          elevated: op.elevated,
+          elevatedReasons: [...op.elevatedReasons],
+          baseline: op.baseline ? { latencyP50Ms: op.baseline.latencyP50Ms, latencyP99Ms: op.baseline.latencyP99Ms, errorRate: op.baseline.errorRate } : null,
+        })),
+      },
+      {
+        key: 'dependencies',
+        items: dependencies.map((d) => ({ name: d.name, state: d.state, errorRate: d.errorRate, averageLatencyMs: d.averageLatencyMs, calls: d.calls })),
+        ranks: dependencies.map((d) => rank(d.state !== 'healthy')),
+      },
+      {
+        key: 'slos',
+        items: slos.map((s) => ({ name: s.name, compliance: s.compliance, budgetRemaining: s.budgetRemaining, burnRate: s.burnRate })),
+        ranks: slos.map((s) => rank(s.compliance !== 'HEALTHY')),
+      },
+    ],
+    ([reasons, shownOperations, shownDependencies, shownSlos], paging) => ({
+      service: shownName(summary.service),
+      status: summary.status,
+      timestamp: summary.timestamp,
+      ...paging,
+      reasons,
+      operations: shownOperations,
+      dependencies: shownDependencies,
+      slos: shownSlos,
+    }),
+  );
 }

@@ -3,40 +3,47 @@
  * HEALTHY, then by budget remaining), with the multiwindow burn rates behind the fast and slow
  * burn flags. Latency SLOs show their threshold as a duration and the fraction of requests under it.
  *
- * `format=json` returns the same content as pretty JSON text and as `structured`:
+ * Bounded (src/mcp/bounded-output.ts): the SUMMARY counts every SLO; the SLO blocks that fit
+ * `svc.mcp.max-output-bytes` follow, worst first, and a cut report ends with
+ * `… 180 more SLOs (2 at risk, 178 healthy) left out; call get_slo_report with page=2`.
+ *
+ * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
  * { service, generated, total, summary: { healthy, atRisk, violated },
+ *   page, pages, leftOut: { slos }, nextPage: string | null,
  *   slos: [{ name, operation, type, compliance, target, actual, budgetRemaining, burnRate,
  *            totalRequests, failedRequests, windowMs, latencyThresholdMs: number | null,
  *            burnRates: { oneHour, fiveMinutes, sixHours, thirtyMinutes }, fastBurn, slowBurn }] }
  * target, actual and budgetRemaining are fractions; for LATENCY_P99, actual is the fraction of
- * requests at or under the threshold.
+ * requests at or under the threshold; `leftOut.slos` counts the SLOs not on this page.
  */
 import type { Engine } from '../../analysis/engine.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';
+import { callFor, maxOutputBytes, PAGE, pageArgument, pageJson, pageText, shownName, type PageRequest } from '../bounded-output.js';
 import { FORMAT, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { formatArgument } from './operation-argument.js';
 import { blocks, duration, fields, isoTime, ms, multiple, percent, section } from '../text-layout.js';
-
-const SEVERITY: Record<SloCompliance, number> = { VIOLATED: 0, AT_RISK: 1, HEALTHY: 2 };
+import { rank, sloKind, slosWorstFirst } from './worst-first.js';
 
 export const getSloReport: ToolDefinition = {
   name: 'get_slo_report',
   title: 'SLO report',
   description:
-    'Compliance report of every SLO: HEALTHY, AT_RISK or VIOLATED, target and actual, error budget remaining, burn rate (1.0x spends the budget exactly by the end of the window), 1h/5m and 6h/30m burn rates with fast and slow burn flags, request and failure counts.',
+    'Compliance report of every SLO, worst first: HEALTHY, AT_RISK or VIOLATED, target and actual, error budget remaining, burn rate (1.0x spends the budget exactly by the end of the window), 1h/5m and 6h/30m burn rates with fast and slow burn flags, request and failure counts. A long report is paged: its last line names the call for the next page.',
   permission: 'READ',
   parameters: {
     format: FORMAT,
+    page: PAGE,
   },
   required: [],
   annotations: READ_ONLY,
   handler(args, { services }) {
     const format = formatArgument(args.format);
+    const request: PageRequest = { tool: 'get_slo_report', maxBytes: maxOutputBytes(services), page: pageArgument(args.page), call: callFor('get_slo_report', { format: args.format }) };
     const { engine } = services;
-    const statuses = engine.sloTracker.statuses().sort((a, b) => SEVERITY[a.compliance] - SEVERITY[b.compliance] || a.budgetRemaining - b.budgetRemaining);
+    const statuses = engine.sloTracker.statuses().sort(slosWorstFirst);
     const generated = engine.clock.now();
-    if (format === 'text') return textResult(reportText(engine, statuses, generated));
-    const json = reportJson(engine.serviceName, statuses, generated);
+    if (format === 'text') return textResult(reportText(request, engine, statuses, generated));
+    const json = reportJson(request, engine.serviceName, statuses, generated);
     return textResult(JSON.stringify(json, null, 2), json);
   },
 };
@@ -46,19 +53,25 @@ function countBy(statuses: readonly SloStatus[]) {
   return { healthy: count('HEALTHY'), atRisk: count('AT_RISK'), violated: count('VIOLATED') };
 }
 
-function reportText(engine: Engine, statuses: readonly SloStatus[], generated: number): string {
+function reportText(request: PageRequest, engine: Engine, statuses: readonly SloStatus[], generated: number): string {
   const { healthy, atRisk, violated } = countBy(statuses);
-  return blocks(
-    [
-      `SLO REPORT: ${engine.serviceName}`,
-      ...fields([
-        ['Generated', isoTime(generated)],
-        ['Total SLOs', String(statuses.length)],
-      ]),
-      `SUMMARY: ${healthy} healthy, ${atRisk} at risk, ${violated} violated`,
-    ].join('\n'),
-    ...statuses.map((s) => section(`[${s.compliance}] ${s.name} (${s.operationName}, ${s.type}, window ${duration(s.windowMs)})`, sloFields(engine, s))),
-  );
+  const head = [
+    `SLO REPORT: ${shownName(engine.serviceName)}`,
+    ...fields([
+      ['Generated', isoTime(generated)],
+      ['Total SLOs', String(statuses.length)],
+    ]),
+    `SUMMARY: ${healthy} healthy, ${atRisk} at risk, ${violated} violated`,
+  ].join('\n');
+  const listing = {
+    noun: 'SLO',
+    items: statuses.map((s) => section(`[${s.compliance}] ${shownName(s.name)} (${shownName(s.operationName)}, ${s.type}, window ${duration(s.windowMs)})`, sloFields(engine, s))),
+    kinds: statuses.map((s) => sloKind(s.compliance)),
+    ranks: statuses.map((s) => rank(s.compliance !== 'HEALTHY')),
+    // Blocks are separated by a blank line.
+    overhead: 2,
+  };
+  return pageText(request, [listing], ([shown]) => blocks(head, ...shown!)).text;
 }
 
 function sloFields(engine: Engine, s: SloStatus): string[] {
@@ -81,28 +94,30 @@ function sloFields(engine: Engine, s: SloStatus): string[] {
   ]);
 }
 
-function reportJson(service: string, statuses: readonly SloStatus[], generated: number) {
-  return {
-    service,
+function reportJson(request: PageRequest, service: string, statuses: readonly SloStatus[], generated: number) {
+  const items = statuses.map((s) => ({
+    name: s.name,
+    operation: s.operationName,
+    type: s.type,
+    compliance: s.compliance,
+    target: s.target,
+    actual: s.actual,
+    budgetRemaining: s.budgetRemaining,
+    burnRate: s.burnRate,
+    totalRequests: s.totalRequests,
+    failedRequests: s.failedRequests,
+    windowMs: s.windowMs,
+    latencyThresholdMs: s.latencyThresholdMs ?? null,
+    burnRates: { ...s.burnRates },
+    fastBurn: s.fastBurn,
+    slowBurn: s.slowBurn,
+  }));
+  return pageJson(request, [{ key: 'slos', items, ranks: statuses.map((s) => rank(s.compliance !== 'HEALTHY')) }], ([slos], paging) => ({
+    service: shownName(service),
     generated: isoTime(generated),
     total: statuses.length,
     summary: countBy(statuses),
-    slos: statuses.map((s) => ({
-      name: s.name,
-      operation: s.operationName,
-      type: s.type,
-      compliance: s.compliance,
-      target: s.target,
-      actual: s.actual,
-      budgetRemaining: s.budgetRemaining,
-      burnRate: s.burnRate,
-      totalRequests: s.totalRequests,
-      failedRequests: s.failedRequests,
-      windowMs: s.windowMs,
-      latencyThresholdMs: s.latencyThresholdMs ?? null,
-      burnRates: { ...s.burnRates },
-      fastBurn: s.fastBurn,
-      slowBurn: s.slowBurn,
-    })),
-  };
+    ...paging,
+    slos,
+  }));
 }

@@ -8,8 +8,11 @@
  * point, since a rate near zero doubles with a single error. Latency and error rate use the
  * minutes with traffic; throughput counts every minute from the first with traffic, quiet ones
  * as zero, so traffic that stops reads as FALLING.
+ *
+ * Fixed in size: four lines of numbers; names echoed are cut (src/mcp/bounded-output.ts).
  */
 import type { MinuteStats } from '../../analysis/minute-history.js';
+import { cutField, shownName } from '../bounded-output.js';
 import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, signedChange } from '../text-layout.js';
 import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
@@ -47,7 +50,7 @@ export const getTrendAnalysis: ToolDefinition = {
     const windowText = args.window_minutes?.trim() || String(DEFAULT_WINDOW_MINUTES);
     const windowMinutes = /^\d+$/.test(windowText) ? Number(windowText) : NaN;
     if (!(windowMinutes >= 1 && windowMinutes <= historyMinutes)) {
-      throw new ToolError(`window_minutes must be a whole number of minutes from 1 to ${historyMinutes}; got "${args.window_minutes}" (omit it for ${DEFAULT_WINDOW_MINUTES})`);
+      throw new ToolError(`window_minutes must be a whole number of minutes from 1 to ${historyMinutes}; got "${cutField(args.window_minutes ?? '', 40)}" (omit it for ${DEFAULT_WINDOW_MINUTES})`);
     }
     requireKnownOperation(services, operation);
 
@@ -55,7 +58,7 @@ export const getTrendAnalysis: ToolDefinition = {
     const samples = engine.health.historyOf(operation, windowMinutes + 1).filter((s) => s.minuteStart < currentMinute);
     if (samples.length === 0) {
       throw new ToolError(
-        `no complete minute with traffic for "${operation}" in the last ${windowMinutes} minutes; try a larger window_minutes (up to ${historyMinutes}) or another operation: ${listSome(known)}`,
+        `no complete minute with traffic for "${shownName(operation)}" in the last ${windowMinutes} minutes; try a larger window_minutes (up to ${historyMinutes}) or another operation: ${listSome(known.map((name) => shownName(name, 120)))}`,
       );
     }
 
@@ -70,7 +73,7 @@ export const getTrendAnalysis: ToolDefinition = {
     return textResult(
       blocks(
         [
-          `TREND ANALYSIS: ${operation}`,
+          `TREND ANALYSIS: ${shownName(operation)}`,
           ...fields([
             ['Window', `${windowMinutes} minutes (complete minutes up to ${isoTime(currentMinute)})`],
             ['Samples', `${samples.length} minutes with traffic`],

@@ -1,5 +1,9 @@
-/** Checks the `operation_name` and `format` arguments the same way in every tool that takes them. */
+/**
+ * Checks the `operation_name` and `format` arguments the same way in every tool that takes them.
+ * Errors name a few known operations (names cut at 120 characters), never all of them.
+ */
 import { didYouMean } from '../../config/did-you-mean.js';
+import { shownName } from '../bounded-output.js';
 import { listSome } from '../text-layout.js';
 import { ToolError } from '../tool-definition.js';
 import type { ToolServices } from '../tool-services.js';
@@ -7,7 +11,7 @@ import type { ToolServices } from '../tool-services.js';
 /** The trimmed `operation_name`; when empty, an error naming operations that have traffic. */
 export function operationNameArgument(services: Pick<ToolServices, 'engine'>, value: string | undefined): string {
   const operation = value?.trim();
-  if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(services.engine.health.operations())}`);
+  if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(services.engine.health.operations().map(shortName))}`);
   return operation;
 }
 
@@ -22,8 +26,12 @@ export function requireKnownOperation(services: Pick<ToolServices, 'engine' | 'm
   const known = new Set([...services.engine.health.operations(), ...services.metadata.operations.names()]);
   if (known.has(name)) return name;
   const suggestion = didYouMean(name, known);
-  const some = [...known].slice(0, 10);
+  const some = [...known].slice(0, 10).map(shortName);
   throw new ToolError(
-    `unknown operation "${name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}; known operations: ${some.length ? some.join(', ') : 'none yet (no traffic seen)'}${known.size > some.length ? ', ...' : ''}`,
+    `unknown operation "${shortName(name)}"${suggestion ? `; did you mean "${shownName(suggestion)}"?` : ''}; known operations: ${some.length ? some.join(', ') : 'none yet (no traffic seen)'}${known.size > some.length ? ', ...' : ''}`,
   );
+}
+
+function shortName(name: string): string {
+  return shownName(name, 120);
 }

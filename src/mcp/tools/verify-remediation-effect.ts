@@ -1,4 +1,5 @@
-/** verify_remediation_effect: compares the health snapshot at execution with the traffic since. */
+/** verify_remediation_effect: compares the health snapshot at execution with the traffic since. The action name echoed is cut at 256 characters. */
+import { shownName } from '../bounded-output.js';
 import { fields, isoTime, ms } from '../text-layout.js';
 import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { INPUT_LIMITS } from '../input-limits.js';
@@ -14,17 +15,18 @@ export const verifyRemediationEffect: ToolDefinition = {
   annotations: READ_ONLY,
   handler(args, { services }) {
     const verification = services.verifier.verify(args.action_name!);
-    if (verification.state === 'unknown') throw new ToolError(`no execution of "${args.action_name}" to verify; execute it with execute_remediation first (see get_recent_agent_actions)`);
+    const action = shownName(args.action_name!);
+    if (verification.state === 'unknown') throw new ToolError(`no execution of "${action}" to verify; execute it with execute_remediation first (see get_recent_agent_actions)`);
     if (verification.state === 'wait') {
       const seconds = Math.ceil(verification.waitMs / 1000);
-      return { text: `Action: ${args.action_name}\nToo early to verify: executed at ${isoTime(verification.executedAt)}; call again in ${seconds}s.`, isError: true };
+      return { text: `Action: ${action}\nToo early to verify: executed at ${isoTime(verification.executedAt)}; call again in ${seconds}s.`, isError: true };
     }
     const sign = (value: number, format: (v: number) => string) => `${value >= 0 ? '+' : '-'}${format(Math.abs(value))}`;
     const text = fields([
-      ['Action', args.action_name!],
+      ['Action', action],
       ['Effective', verification.effective ? 'YES' : 'NO'],
       ['Why', verification.why],
-      ['Operation', verification.operation ?? 'service-wide'],
+      ['Operation', verification.operation === undefined ? 'service-wide' : shownName(verification.operation)],
       ['Latency delta', `${sign(verification.latencyDeltaMs, ms)} (p50 ${ms(verification.before.p50)} -> ${ms(verification.after.p50)})`],
       ['Error rate delta', `${sign(verification.errorRateDelta, (v) => v.toFixed(4))} (${verification.before.errorRate.toFixed(4)} -> ${verification.after.errorRate.toFixed(4)})`],
       ['Requests since', String(verification.after.requestCount)],
@@ -32,6 +34,6 @@ export const verifyRemediationEffect: ToolDefinition = {
       ['Health after', verification.after.status],
       ['Verified at', isoTime(verification.verifiedAt)],
     ]).join('\n');
-    return textResult(text, { action: args.action_name, effective: verification.effective, latencyDeltaMs: verification.latencyDeltaMs, errorRateDelta: verification.errorRateDelta, before: verification.before.status, after: verification.after.status });
+    return textResult(text, { action, effective: verification.effective, latencyDeltaMs: verification.latencyDeltaMs, errorRateDelta: verification.errorRateDelta, before: verification.before.status, after: verification.after.status });
   },
 };
