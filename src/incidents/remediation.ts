@@ -38,7 +38,7 @@ export interface CustomActionDefinition {
 
 export interface RemediationAction {
   readonly name: string;
-  readonly kind: BuiltInActionKind | 'custom';
+  readonly kind: BuiltInActionKind | 'custom' | 'approval';
   readonly description: string;
   readonly requiresApproval: boolean;
   readonly destructive: boolean;
@@ -105,6 +105,18 @@ export class Remediation {
       actions.push({ name: custom.name, kind: 'custom', description: custom.description, requiresApproval: custom.requiresApproval ?? false, destructive: true, target: operation });
     }
     return actions;
+  }
+
+  /** `approve:<id>` for each open approval request, for callers who may approve. */
+  approvalActions(): RemediationAction[] {
+    return this.approvals.pending().map((request) => ({
+      name: `${APPROVE_PREFIX}${request.id}`,
+      kind: 'approval',
+      description: `Approve ${request.action}, requested by ${request.requestedBy}, open until ${new Date(request.expiresAt).toISOString()}`,
+      requiresApproval: false,
+      destructive: false,
+      target: request.action,
+    }));
   }
 
   private describe(name: string): { kind: BuiltInActionKind | 'custom'; target: string | undefined; requiresApproval: boolean } {

@@ -160,6 +160,9 @@ describe('remediation with approval', () => {
     expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: approvalId! })).text).toContain('is not approved yet');
 
     const alice = await harness.connect(TOKENS.alice);
+    const pending = await harness.call(alice, 'list_remediation_actions', { operation_name: 'GET /orders/:id' });
+    expect(pending.text).toContain(`approve:${approvalId}  [approval]\n    Approve ${action}, requested by ops-bot, open until`);
+    expect((await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/:id' })).text).not.toContain('approve:');
     const approved = await harness.call(alice, 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'checked the deploy' });
     expect(approved.isError, approved.text).toBeFalsy();
     const executed = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: approvalId! });

@@ -1,5 +1,6 @@
 /**
- * list_remediation_actions: the actions that apply to an operation, with approval needs.
+ * list_remediation_actions: the actions that apply to an operation, with approval needs; for a
+ * caller who may approve, also `approve:<id>` for each open approval request.
  * Text: title, the fallback flag, an ACTIONS section with per action its exact name, `[built-in|custom,
  * NEEDS APPROVAL, destructive]` and its description; structured: { operation, page, pages,
  * leftOut: { actions }, nextPage, actions: [{ name, kind, description, requiresApproval,
@@ -23,18 +24,21 @@ export const listRemediationActions: ToolDefinition = {
   parameters: { operation_name: { type: 'string', description: 'Operation name, e.g. "GET /orders/{id}"' }, page: PAGE },
   required: ['operation_name'],
   annotations: READ_ONLY,
-  handler(args, { services }) {
+  handler(args, { services, caller }) {
     const operation = requireKnownOperation(services, args.operation_name!);
+    const { remediation } = services;
+    const approvals = remediation.approvals.mayApprove(caller) ? remediation.approvalActions() : [];
     const maxBytes = maxOutputBytes(services);
     const request = { tool: 'list_remediation_actions', maxBytes, page: pageArgument(args.page), call: callFor('list_remediation_actions', { operation_name: operation }) };
     const chars = fieldChars(maxBytes);
-    const actions = services.remediation.actionsFor(operation).map((a) => ({ ...a, description: cutField(a.description, chars) }));
-    const lines = actions.map((a) => `${shownName(a.name)}  [${a.kind === 'custom' ? 'custom' : 'built-in'}${a.requiresApproval ? ', NEEDS APPROVAL' : ''}${a.destructive ? ', destructive' : ''}]\n    ${a.description}`);
-    const fallback = services.remediation.isFallbackEnabled(operation) ? 'ON' : 'off';
+    const actions = [...remediation.actionsFor(operation), ...approvals].map((a) => ({ ...a, description: cutField(a.description, chars) }));
+    const kindOf = (a: (typeof actions)[number]) => (a.kind === 'custom' || a.kind === 'approval' ? a.kind : 'built-in');
+    const lines = actions.map((a) => `${shownName(a.name)}  [${kindOf(a)}${a.requiresApproval ? ', NEEDS APPROVAL' : ''}${a.destructive ? ', destructive' : ''}]\n    ${a.description}`);
+    const fallback = remediation.isFallbackEnabled(operation) ? 'ON' : 'off';
     const { text, plan } = pageText(
       request,
       // An action counts as the larger of its text and its JSON, as the page carries both.
-      [{ noun: 'action', items: lines, kinds: actions.map((a) => (a.kind === 'custom' ? 'custom' : 'built-in')), sizes: actions.map((a) => byteLength(JSON.stringify(a)) + 1) }],
+      [{ noun: 'action', items: lines, kinds: actions.map(kindOf), sizes: actions.map((a) => byteLength(JSON.stringify(a)) + 1) }],
       ([shown]) => blocks(`REMEDIATION ACTIONS for ${shownName(operation)}`, `Fallback flag: ${fallback}`, section('ACTIONS', shown!), 'Run one with execute_remediation(action_name, reason[, approved_by]).'),
     );
     const { start, end } = plan.ranges[0]!;
