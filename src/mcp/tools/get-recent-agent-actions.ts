@@ -38,7 +38,7 @@ export const getRecentAgentActions: ToolDefinition = {
       (e) => `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${agent(e)}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
     );
     const { text } = pageText(request, [{ noun: 'action', items: lines, kinds: entries.map((e) => OUTCOME[e.outcome]) }], ([shown]) =>
-      section(`RECENT AGENT ACTIONS (${entries.length})`, shown!, 'none recorded'),
+      section(`RECENT AGENT ACTIONS (${entries.length}${services.audit.evicted ? `; ${services.audit.evicted} older evicted, svc.limits.max-audit-entries` : ''})`, shown!, 'none recorded'),
     );
     return textResult(text);
   },

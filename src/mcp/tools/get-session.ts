@@ -25,7 +25,8 @@ export const getSession: ToolDefinition = {
     const session = services.sessions.get(args.session_id!);
     if (!session) {
       const known = services.sessions.list().map((s) => s.id);
-      throw new ToolError(`unknown session "${shownName(args.session_id!, 64)}"; sessions: ${listSome(known, 20)}`);
+      const evicted = services.sessions.evicted ? ` (${services.sessions.evicted} older sessions were evicted to stay within svc.limits.max-sessions and max-session-bytes)` : '';
+      throw new ToolError(`unknown session "${shownName(args.session_id!, 64)}"; sessions: ${listSome(known, 20)}${evicted}`);
     }
     const maxBytes = maxOutputBytes(services);
     const request = { tool: 'get_session', maxBytes, page: pageArgument(args.page), call: callFor('get_session', { session_id: session.id }) };

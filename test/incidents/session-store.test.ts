@@ -1,0 +1,39 @@
+/** SessionStore: bounded in entries per session, in sessions and in bytes, evicting the oldest. */
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/analysis/clock.js';
+import { recordBytes, SessionFullError, SessionStore } from '../../src/incidents/session-store.js';
+
+const entry = (content: string) => ({ type: 'OBSERVATION' as const, agentName: 'bot', role: 'diagnostician', content });
+
+describe('SessionStore', () => {
+  it('evicts the oldest sessions to stay within its bytes, counting them, and keeps the one written to', () => {
+    const maxBytes = 64 * 1024;
+    const store = new SessionStore(new FakeClock(), { maxSessions: 100, maxEntries: 500, maxBytes });
+    const first = store.create('INC-1', 'bot');
+    const second = store.create('INC-2', 'bot');
+    const content = 'x'.repeat(4000);
+    for (let i = 0; i < 6; i++) store.add(first.id, entry(content));
+    for (let i = 0; i < 6; i++) store.add(second.id, entry(content));
+    expect(store.get(first.id)).toBeUndefined();
+    expect(store.get(second.id)!.entries).toHaveLength(6);
+    expect(store.evicted).toBe(1);
+    expect(store.heldBytes).toBeLessThanOrEqual(maxBytes);
+    expect(store.heldBytes).toBe(recordBytes(second.id, 'INC-2', 'bot') + 6 * recordBytes('OBSERVATION', 'bot', 'diagnostician', content));
+    // One session alone cannot outgrow the bound: the entry that does not fit is refused.
+    expect(() => {
+      for (let i = 0; i < 20; i++) store.add(second.id, entry(content));
+    }).toThrow(SessionFullError);
+    expect(store.heldBytes).toBeLessThanOrEqual(maxBytes);
+  });
+
+  it('evicts the oldest session beyond the count and refuses entries beyond a session\'s cap', () => {
+    const store = new SessionStore(new FakeClock(), { maxSessions: 2, maxEntries: 2, maxBytes: 1 << 20 });
+    const [a, b, c] = ['INC-1', 'INC-2', 'INC-3'].map((incident) => store.create(incident, 'bot'));
+    expect(store.list().map((s) => s.id)).toEqual([b!.id, c!.id]);
+    expect(store.get(a!.id)).toBeUndefined();
+    expect(store.evicted).toBe(1);
+    store.add(c!.id, entry('one'));
+    store.add(c!.id, entry('two'));
+    expect(() => store.add(c!.id, entry('three'))).toThrow(/maximum of 2 entries/);
+  });
+});
