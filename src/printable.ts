@@ -12,6 +12,12 @@ function escape(char: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
+/** Whether `value` holds a character `printable` would escape. */
+export function hasControlCharacters(value: string): boolean {
+  CONTROL.lastIndex = 0;
+  return CONTROL.test(value);
+}
+
 /** `value` with control characters escaped and, beyond `max` characters, cut: `abc... (1048576 characters, cut)`. */
 export function printable(value: string, max = 200): string {
   const cut = value.length > max ? `${value.slice(0, max)}... (${value.length} characters, cut)` : value;

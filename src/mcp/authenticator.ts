@@ -8,7 +8,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ResolvedConfig } from '../config/resolved-config.js';
-import { printable } from '../printable.js';
+import { hasControlCharacters, printable } from '../printable.js';
 import { INPUT_LIMITS, tooLong } from './input-limits.js';
 import type { Roles } from './roles.js';
 import type { CallerIdentity } from './tool-definition.js';
@@ -94,10 +94,8 @@ export class Authenticator {
   }
 }
 
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-
 function checkDeclared(what: string, value: string, limit: number): void {
   const tooLongMessage = tooLong(`the declared ${what}`, value, limit);
   if (tooLongMessage) throw new AuthenticationError(tooLongMessage);
-  if (UNPRINTABLE.test(value)) throw new AuthenticationError(`the declared ${what} "${printable(value)}" contains control characters; send printable text`);
+  if (hasControlCharacters(value)) throw new AuthenticationError(`the declared ${what} "${printable(value)}" contains control characters; send printable text`);
 }
