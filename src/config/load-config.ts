@@ -35,13 +35,14 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const fromArgs = readProperties(options.args ?? process.argv.slice(2));
   const problems: ConfigProblem[] = [];
   const programmatic: RawEntry[] = [];
-  for (const [key, raw] of Object.entries(options.properties ?? {})) {
-    const where = `properties["${key}"]`;
+  for (const [given, raw] of Object.entries(options.properties ?? {})) {
+    const key = given.replace(/^svc\./, '');
+    const where = `properties["svc.${key}"]`;
     try {
-      programmatic.push({ segments: parsePropertyKey(key.replace(/^svc\./, '')), raw, source: { kind: 'property', where } });
+      programmatic.push({ segments: parsePropertyKey(key), raw, source: { kind: 'property', where } });
     } catch (error) {
       if (!(error instanceof UnknownKeyError)) throw error;
-      problems.push({ level: 'error', key, where, message: error.message });
+      problems.push({ level: 'error', key: `svc.${key}`, where, message: error.message });
     }
   }
   const properties = [...fromArgs.entries, ...programmatic];

@@ -5,7 +5,7 @@
  */
 import { formatKey, specOf, UnknownKeyError, type Segment } from './config-key.js';
 import { DEFAULT_SOURCE, type ConfigProblem, type RawEntry, type Source } from './config-source.js';
-import { SCHEMA, type KeySpec } from './schema.js';
+import { isSecretPath, SCHEMA, type KeySpec } from './schema.js';
 import { ValueError } from './value-types.js';
 
 export interface ResolvedValue<T = unknown> {
@@ -56,7 +56,7 @@ export class ResolvedConfig {
       spec = specOf(entry.segments);
     } catch (error) {
       if (!(error instanceof UnknownKeyError)) throw error;
-      this.problems.push({ level: 'warning', key: `svc.${entry.segments.join('.')}`, where: entry.source.where, message: `${error.message}; ignored` });
+      this.problems.push({ level: 'warning', key: `svc.${formatKey(entry.segments)}`, where: entry.source.where, message: `${error.message}; ignored` });
       return;
     }
     const key = formatKey(entry.segments);
@@ -68,8 +68,9 @@ export class ResolvedConfig {
     } catch (error) {
       if (!(error instanceof ValueError)) throw error;
       const fallback = spec.path.includes('*') ? 'ignored, as if not configured' : spec.default === undefined ? 'left unset' : `using the default ${JSON.stringify(spec.default)}`;
+      const what = isSecretPath(spec.path) ? `the value (not shown: values under svc.mcp.tokens are never printed) ${error.reason}` : error.message;
       this.rejected.add(key);
-      this.problems.push({ level: 'error', key: `svc.${key}`, where: entry.source.where, message: `${error.message}; accepted: ${spec.type.accepts}; ${fallback}` });
+      this.problems.push({ level: 'error', key: `svc.${key}`, where: entry.source.where, message: `${what}; accepted: ${spec.type.accepts}; ${fallback}` });
     }
   }
 

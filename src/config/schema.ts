@@ -175,6 +175,11 @@ export function keySpec(path: string): KeySpec {
   return spec;
 }
 
+/** Anything under `mcp.tokens` is never printed, whatever its source (a raw token may be pasted there). */
+export function isSecretPath(path: string): boolean {
+  return path.startsWith('mcp.tokens.');
+}
+
 /** Keys that have one value (no `*` or `[]`): these get an `SVC_*` environment variable. */
 export function isScalarKey(spec: KeySpec): boolean {
   return !spec.path.includes('*') && !spec.path.includes('[]');

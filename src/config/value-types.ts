@@ -1,18 +1,24 @@
 /**
  * The value types a configuration key can have. Each type parses a raw value (a YAML scalar or
  * list, or the string of an env var or `-D` property) and either returns the typed value or
- * throws a ValueError whose message says what is accepted.
+ * throws a ValueError whose message says what is wrong.
  */
-export class ValueError extends Error {}
+import { printableValue } from './printable.js';
+
+export class ValueError extends Error {
+  /** What is wrong, without the value: `is not an integer`, for messages that must not echo it. */
+  readonly reason: string;
+
+  constructor(raw: unknown, reason: string) {
+    super(`${printableValue(raw)} ${reason}`);
+    this.reason = reason;
+  }
+}
 
 export interface ValueType<T = unknown> {
   /** Short description of what is accepted, used in error messages and `svc check`. */
   readonly accepts: string;
   parse(raw: unknown): T;
-}
-
-function describe(raw: unknown): string {
-  return typeof raw === 'string' ? JSON.stringify(raw) : String(raw);
 }
 
 export const booleanType: ValueType<boolean> = {
@@ -24,7 +30,7 @@ export const booleanType: ValueType<boolean> = {
       if (lower === 'true') return true;
       if (lower === 'false') return false;
     }
-    throw new ValueError(`${describe(raw)} is not a boolean`);
+    throw new ValueError(raw, 'is not a boolean');
   },
 };
 
@@ -40,8 +46,8 @@ export function integerType(min: number, max: number = Number.MAX_SAFE_INTEGER):
     accepts,
     parse(raw) {
       const n = toNumber(raw);
-      if (!Number.isInteger(n)) throw new ValueError(`${describe(raw)} is not an integer`);
-      if (n < min || n > max) throw new ValueError(`${n} is out of range`);
+      if (!Number.isInteger(n)) throw new ValueError(raw, 'is not an integer');
+      if (n < min || n > max) throw new ValueError(n, 'is out of range');
       return n;
     },
   };
@@ -52,8 +58,8 @@ export function numberType(min: number, max: number, accepts?: string): ValueTyp
     accepts: accepts ?? `a number from ${min} to ${max}`,
     parse(raw) {
       const n = toNumber(raw);
-      if (Number.isNaN(n)) throw new ValueError(`${describe(raw)} is not a number`);
-      if (n < min || n > max) throw new ValueError(`${n} is out of range`);
+      if (Number.isNaN(n)) throw new ValueError(raw, 'is not a number');
+      if (n < min || n > max) throw new ValueError(n, 'is out of range');
       return n;
     },
   };
@@ -76,7 +82,7 @@ export const stringType: ValueType<string> = {
   parse(raw) {
     if (typeof raw === 'string') return raw;
     if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
-    throw new ValueError(`${describe(raw)} is not a string`);
+    throw new ValueError(raw, 'is not a string');
   },
 };
 
@@ -86,14 +92,14 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 /** Parses `250ms`, `1.5s`, `2m` to milliseconds (rule 10). */
 export function parseDurationMs(text: string): number {
   const match = DURATION.exec(text);
-  if (!match) throw new ValueError(`${describe(text)} is not a duration`);
+  if (!match) throw new ValueError(text, 'is not a duration');
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
 
 export const durationType: ValueType<number> = {
   accepts: 'a duration with suffix ms, s or m (for example 250ms, 1.5s, 2m)',
   parse(raw) {
-    if (typeof raw !== 'string') throw new ValueError(`${describe(raw)} has no unit`);
+    if (typeof raw !== 'string') throw new ValueError(raw, 'has no unit');
     return parseDurationMs(raw);
   },
 };
@@ -103,7 +109,7 @@ export const positiveDurationType: ValueType<number> = {
   accepts: 'a duration above 0 with suffix ms, s or m (for example 250ms, 1.5s, 2m)',
   parse(raw) {
     const ms = durationType.parse(raw);
-    if (ms <= 0) throw new ValueError(`${describe(raw)} is not above 0`);
+    if (ms <= 0) throw new ValueError(raw, 'is not above 0');
     return ms;
   },
 };
@@ -116,7 +122,7 @@ export const windowType: ValueType<number> = {
   accepts: 'a time window with suffix m, h or d (for example 90m, 6h, 30d)',
   parse(raw) {
     const match = typeof raw === 'string' ? LONG_DURATION.exec(raw) : null;
-    if (!match || Number(match[1]) <= 0) throw new ValueError(`${describe(raw)} is not a time window`);
+    if (!match || Number(match[1]) <= 0) throw new ValueError(raw, 'is not a time window');
     return Number(match[1]) * LONG_UNIT_MS[match[2]!]!;
   },
 };
@@ -134,7 +140,7 @@ export function enumType<T extends string>(values: readonly T[], aliases: Record
     accepts: `one of ${accepted}`,
     parse(raw) {
       const found = typeof raw === 'string' ? lookup.get(raw.trim().toLowerCase()) : undefined;
-      if (found === undefined) throw new ValueError(`${describe(raw)} is not an accepted value`);
+      if (found === undefined) throw new ValueError(raw, 'is not an accepted value');
       return found;
     },
   };
@@ -147,7 +153,7 @@ export function enumListType<T extends string>(values: readonly T[]): ValueType<
     accepts: `a list of ${values.join(', ')}`,
     parse(raw) {
       const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',').filter((s) => s.trim()) : null;
-      if (items === null) throw new ValueError(`${describe(raw)} is not a list`);
+      if (items === null) throw new ValueError(raw, 'is not a list');
       return [...new Set(items.map((i) => item.parse(i)))];
     },
   };
@@ -158,7 +164,7 @@ export const stringListType: ValueType<string[]> = {
   accepts: 'a list of names (YAML list or comma-separated)',
   parse(raw) {
     const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : null;
-    if (items === null || !items.every((i) => typeof i === 'string' || typeof i === 'number')) throw new ValueError(`${describe(raw)} is not a list of names`);
+    if (items === null || !items.every((i) => typeof i === 'string' || typeof i === 'number')) throw new ValueError(raw, 'is not a list of names');
     return [...new Set(items.map((i) => String(i).trim()).filter(Boolean))];
   },
 };
@@ -167,6 +173,6 @@ export const sha256Type: ValueType<string> = {
   accepts: 'a SHA-256 hex digest (64 hex characters)',
   parse(raw) {
     if (typeof raw === 'string' && /^[0-9a-f]{64}$/i.test(raw.trim())) return raw.trim().toLowerCase();
-    throw new ValueError('not a SHA-256 hex digest');
+    throw new ValueError(raw, 'is not a SHA-256 hex digest');
   },
 };

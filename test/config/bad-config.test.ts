@@ -36,10 +36,9 @@ describe('bad configuration', () => {
   });
 
   it('an out-of-range rate from a -D argument: names the argument; the value counts as not configured', () => {
-    const arg = '-Dsvc.operations.[GET /a].expected-error-rate=1.5';
-    const config = load({}, [arg]);
+    const config = load({}, ['-Dsvc.operations.[GET /a].expected-error-rate=1.5']);
     expect(formatProblem(config.errors()[0]!)).toBe(
-      `svc config error: svc.operations.[GET /a].expected-error-rate (${arg}): 1.5 is out of range; accepted: a fraction from 0.0 to 1.0, or -1 for unset; ignored, as if not configured`,
+      `svc config error: svc.operations.[GET /a].expected-error-rate (-Dsvc.operations.[GET /a].expected-error-rate): 1.5 is out of range; accepted: a fraction from 0.0 to 1.0, or -1 for unset; ignored, as if not configured`,
     );
     expect(config.member('operations', 'GET /a', 'expected-error-rate')).toBeUndefined();
   });
@@ -68,7 +67,7 @@ describe('bad configuration', () => {
         'svc config warning: svc.topology.teem (svc.yml:2): unknown key "teem"; did you mean "team"?; ignored',
         'svc config warning: svc.baselines.sorce (svc.yml:4): unknown key "sorce"; did you mean "source"?; ignored',
         'svc config warning: SVC_TOPOLGY_TEAM (environment): unknown svc variable, ignored; did you mean SVC_TOPOLOGY_TEAM?',
-        'svc config warning: svc.anomaly-detection.enabeld (-Dsvc.anomaly-detection.enabeld=true): unknown key "enabeld"; did you mean "enabled"?; ignored',
+        'svc config warning: svc.anomaly-detection.enabeld (-Dsvc.anomaly-detection.enabeld): unknown key "enabeld"; did you mean "enabled"?; ignored',
       ]),
     );
     expect(config.errors()).toEqual([]);

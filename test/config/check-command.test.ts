@@ -15,7 +15,7 @@ describe('svc check', () => {
     expect(code).toBe(0);
     expect(output).toMatch(/svc\.topology\.team\s+"payments"\s+\(svc\.yml:2\)/);
     expect(output).toMatch(/svc\.topology\.tier\s+"critical"\s+\(SVC_TOPOLOGY_TIER\)/);
-    expect(output).toMatch(/svc\.enabled\s+false\s+\(-Dsvc\.enabled=false\)/);
+    expect(output).toMatch(/svc\.enabled\s+false\s+\(-Dsvc\.enabled\)$/m);
     expect(output).toMatch(/svc\.baselines\.source\s+"static"\s+\(default\)/);
     expect(output).toContain('configuration is valid');
   });
