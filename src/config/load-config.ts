@@ -10,6 +10,8 @@ import { readEnv } from './env-source.js';
 import { readConfigFile } from './file-source.js';
 import { readProperties } from './properties-source.js';
 import { ResolvedConfig } from './resolved-config.js';
+import { keySpec } from './schema.js';
+import { ValueError } from './value-types.js';
 
 export interface LoadConfigOptions {
   /** Arguments after the script, scanned for `-Dsvc.*` tokens. Default: `process.argv.slice(2)`. */
@@ -48,8 +50,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const properties = [...fromArgs.entries, ...programmatic];
   const fromEnv = readEnv(env);
 
-  const fileProperty = properties.find((e) => e.segments.join('.') === 'config.file')?.raw;
-  const named = options.configFile ?? (typeof fileProperty === 'string' ? fileProperty : undefined) ?? env.SVC_CONFIG_FILE;
+  const named = options.configFile ?? configFileFrom(properties.find((e) => e.segments.join('.') === 'config.file')?.raw ?? env.SVC_CONFIG_FILE);
   const configFile = named ? (isAbsolute(named) ? named : resolve(cwd, named)) : resolve(cwd, 'svc.yml');
   const fromFile = readConfigFile(configFile, named !== undefined, cwd);
 
@@ -58,4 +59,15 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     [...fromArgs.problems, ...problems, ...fromEnv.problems, ...fromFile.problems],
   );
   return { config, consumedArgs: fromArgs.consumed, configFile };
+}
+
+/** The configured file path, if valid; ResolvedConfig reports an invalid one, and the default file is read. */
+function configFileFrom(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return keySpec('config.file').type.parse(raw) as string;
+  } catch (error) {
+    if (!(error instanceof ValueError)) throw error;
+    return undefined;
+  }
 }
