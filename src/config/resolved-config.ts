@@ -18,7 +18,10 @@ export interface ResolvedValue<T = unknown> {
 }
 
 /** Each list's cap: an index at or above it is refused, so `dependencies[1000000000]` allocates nothing. */
-const LIST_CAPS: Readonly<Record<string, string>> = { dependencies: 'limits.max-dependencies', consumers: 'limits.max-consumers' };
+const LIST_CAPS: ReadonlyMap<Segment, string> = new Map([
+  ['dependencies', 'limits.max-dependencies'],
+  ['consumers', 'limits.max-consumers'],
+]);
 
 /** The groups whose members are user-named or list items, and so can be incomplete. */
 const GROUPS = ['dependencies', 'consumers', 'operations', 'profiles', 'slos', 'agent-roles', 'agentic.agents', 'mcp.tokens'];
@@ -93,23 +96,23 @@ export class ResolvedConfig {
     const beyond = new Map<string, { key: string; where: string; index: number; count: number }>();
     for (const [key, resolved] of this.values) {
       const [list, index] = this.segmentsOf(key);
-      const capPath = typeof list === 'string' ? LIST_CAPS[list] : undefined;
+      const capPath = list === undefined ? undefined : LIST_CAPS.get(list);
       if (capPath === undefined || typeof index !== 'number' || index < this.get<number>(capPath)) continue;
       this.values.delete(key);
-      const found = beyond.get(list as string);
+      const found = beyond.get(capPath);
       if (found) {
         found.count++;
         if (index < found.index) Object.assign(found, { key, where: resolved.source.where, index });
-      } else beyond.set(list as string, { key, where: resolved.source.where, index, count: 1 });
+      } else beyond.set(capPath, { key, where: resolved.source.where, index, count: 1 });
     }
-    for (const [list, { key, where, index, count }] of beyond) {
-      const cap = this.get<number>(LIST_CAPS[list]!);
+    for (const [capPath, { key, where, index, count }] of beyond) {
+      const cap = this.get<number>(capPath);
       const more = count > 1 ? ` (and ${count - 1} more value(s) at such indexes)` : '';
       this.problems.push({
         level: 'error',
         key: `svc.${key}`,
         where,
-        message: `list index ${index} is not below svc.${LIST_CAPS[list]} (${cap}); accepted: indexes 0 to ${cap - 1}; ignored${more}`,
+        message: `list index ${index} is not below svc.${capPath} (${cap}); accepted: indexes 0 to ${cap - 1}; ignored${more}`,
       });
     }
   }
