@@ -1,25 +1,68 @@
 /**
- * Values that came from outside (a header, an argument, a config value) made safe to put in a
- * message: control characters escaped, so nothing written to a terminal or a log can move the
- * cursor or forge a line, and long values cut, saying so.
+ * Text from outside (a config value, a header, an argument, an exception) made safe to print:
+ * control and format characters escaped (no raw ESC, CR, bidi override reaches a terminal) and long
+ * text cut, saying so. Every config message, `svc check` line and echo of an agent's input goes
+ * through here.
  */
 
-// C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** Values quoted in messages are cut to this many characters. */
+export const VALUE_CHARS = 200;
+
+// C0/C1 controls, format characters (bidi overrides, zero-width), line/paragraph separators,
+// lone surrogates.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escape(char: string): string {
-  const code = char.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  const named = NAMED[char];
+  if (named) return named;
+  const code = char.codePointAt(0)!;
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
-/** Whether `value` holds a character `printable` would escape. */
-export function hasControlCharacters(value: string): boolean {
-  CONTROL.lastIndex = 0;
-  return CONTROL.test(value);
+/** Escapes unprintable characters and keeps at most `max` output characters; `quote` also escapes `"` and `\`. */
+function escapeAndCut(text: string, max: number, quote: boolean): { text: string; cut: boolean } {
+  let out = '';
+  for (const char of text) {
+    const piece = UNPRINTABLE.test(char) ? escape(char) : quote && (char === '"' || char === '\\') ? `\\${char}` : char;
+    if (out.length + piece.length > max) return { text: out, cut: true };
+    out += piece;
+  }
+  return { text: out, cut: false };
 }
 
-/** `value` with control characters escaped and, beyond `max` characters, cut: `abc... (1048576 characters, cut)`. */
-export function printable(value: string, max = 200): string {
-  const cut = value.length > max ? `${value.slice(0, max)}... (${value.length} characters, cut)` : value;
-  return cut.replace(CONTROL, escape);
+/**
+ * `text` with unprintable characters escaped, cut to `max` characters (`abc… (1048576 characters,
+ * cut)`). Printable text that fits is returned as is, so applying it twice changes nothing.
+ */
+export function printable(text: string, max: number = VALUE_CHARS): string {
+  if (text.length <= max && !UNPRINTABLE.test(text)) return text;
+  const { text: shown, cut } = escapeAndCut(text, max, false);
+  return cut ? `${shown}… (${text.length} characters, cut)` : shown;
+}
+
+/** Whether `text` holds a character `printable` would escape. */
+export function hasControlCharacters(text: string): boolean {
+  return UNPRINTABLE.test(text);
+}
+
+/** How a raw configuration value is shown in a message: strings quoted and cut to VALUE_CHARS, lists and mappings described. */
+export function printableValue(raw: unknown): string {
+  switch (typeof raw) {
+    case 'string': {
+      const { text, cut } = escapeAndCut(raw, VALUE_CHARS, true);
+      return cut ? `"${text}…" (${raw.length} characters, cut)` : `"${text}"`;
+    }
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(raw);
+    case 'undefined':
+      return 'nothing';
+    case 'object':
+      if (raw === null) return 'null';
+      return Array.isArray(raw) ? `a list of ${raw.length} item(s)` : 'a mapping';
+    default:
+      return `a ${typeof raw}`;
+  }
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { formatProblem, type ConfigProblem } from './config/config-source.js';
 import { loadConfig, type LoadConfigOptions } from './config/load-config.js';
+import { printable } from './printable.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
 import { Engine } from './analysis/engine.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
@@ -116,8 +117,9 @@ function startOrThrow(options: StartOptions): Svc {
   };
 
   const events = new EventLog();
+  // Reports name configured SLOs, operations and token entries: printed like config problems.
   const engine = enabled
-    ? Engine.fromConfig(config, metadata, { emit: (name, severity, body) => events.emit(name, severity, body), report: (message) => process.stderr.write(`svc: ${message}\n`) })
+    ? Engine.fromConfig(config, metadata, { emit: (name, severity, body) => events.emit(name, severity, body), report: (message) => process.stderr.write(`svc: ${printable(message, 1200)}\n`) })
     : undefined;
   const processors = engine ? [engine.createSpanProcessor(metadata, settleTopology)] : [];
   const resource = topology.resource.merge(resourceFromAttributes(deploymentAttributes(deployment)));
@@ -139,7 +141,7 @@ function startOrThrow(options: StartOptions): Svc {
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
   if (engine && config.get<boolean>('mcp.enabled')) {
     startToolServer(config, engine, metadata).catch((error: unknown) => {
-      process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
     });
   }
 

@@ -7,14 +7,18 @@
 import { formatProblem } from '../config/config-source.js';
 import { loadConfig } from '../config/load-config.js';
 import { agentStateCeiling, ceilingLimitsFromConfig, formatBytes } from '../mcp/agent-state-ceiling.js';
+import { printable, printableValue } from '../printable.js';
+import { isSecretPath } from '../config/schema.js';
 
 export const USAGE = `usage: svc check [--config FILE] [-Dsvc.<key>=<value> ...]
 
   Validates svc configuration and prints each effective value with its source.
   Exits 1 when the configuration has errors, 0 otherwise.`;
 
-function formatValue(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? `[${value.join(', ')}]` : String(value);
+/** Printed values are cut and escaped like values in messages; anything under mcp.tokens is hidden (a raw token may have been pasted there). */
+function formatValue(key: string, value: unknown): string {
+  if (isSecretPath(key)) return '(hidden)';
+  return Array.isArray(value) ? printable(`[${value.join(', ')}]`, 200) : printableValue(value);
 }
 
 export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, out: (line: string) => void): number {
@@ -31,17 +35,17 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
     } else if (arg.startsWith('--config=')) configFile = arg.slice('--config='.length);
     else if (arg.startsWith('-Dsvc.')) rest.push(arg);
     else {
-      out(`svc check: unknown argument "${arg}"\n${USAGE}`);
+      out(`svc check: unknown argument ${printableValue(arg)}\n${USAGE}`);
       return 2;
     }
   }
   const { config, configFile: used } = loadConfig({ args: rest, env, cwd, configFile });
-  out(`config file: ${used}`);
+  out(`config file: ${printable(used, 300)}`);
   for (const problem of config.problems) out(formatProblem(problem));
   out('effective configuration:');
-  const entries = [...config.entries()].sort((a, b) => a.key.localeCompare(b.key));
-  const width = Math.max(...entries.map((e) => e.key.length)) + 4;
-  for (const entry of entries) out(`  ${`svc.${entry.key}`.padEnd(width)} ${formatValue(entry.value)}  (${entry.source.where})`);
+  const entries = [...config.entries()].sort((a, b) => a.key.localeCompare(b.key)).map((e) => ({ ...e, shown: printable(`svc.${e.key}`, 300) }));
+  const width = Math.min(60, Math.max(...entries.map((e) => e.shown.length))) + 4;
+  for (const entry of entries) out(`  ${entry.shown.padEnd(width)} ${formatValue(entry.key, entry.value)}  (${printable(entry.source.where, 300)})`);
   const ceiling = agentStateCeiling(ceilingLimitsFromConfig(config));
   out(`memory agents can make svc hold, at most: ${formatBytes(ceiling.totalBytes)}`);
   const nameWidth = Math.max(...ceiling.parts.map((p) => p.name.length)) + 2;

@@ -3,6 +3,7 @@
  * and their match against the schema's key paths (`operations.*.retryable`, `dependencies[].name`).
  */
 import { didYouMean } from './did-you-mean.js';
+import { printableValue } from '../printable.js';
 import { SCHEMA, type KeySpec } from './schema.js';
 
 /** One step of a concrete key: a literal or user-chosen name, or a list index. */
@@ -69,9 +70,10 @@ export class SchemaCursor {
     if (literal) return new SchemaCursor(literal);
     if (this.node.wildcard) return new SchemaCursor(this.node.wildcard);
     const known = [...this.node.literal.keys()];
+    if (this.node.list) throw new UnknownKeyError(`${printableValue(key)} is not a list index; write a whole number from 0, as in [0]`);
     const suggestion = didYouMean(key, known);
     const hint = suggestion ? `did you mean "${suggestion}"?` : known.length ? `known here: ${known.join(', ')}` : '';
-    throw new UnknownKeyError(`unknown key "${key}"${hint ? `; ${hint}` : ''}`);
+    throw new UnknownKeyError(`unknown key ${printableValue(key)}${hint ? `; ${hint}` : ''}`);
   }
 
   item(): SchemaCursor {
@@ -99,6 +101,11 @@ export function formatKey(segments: readonly Segment[]): string {
       continue;
     }
     const literal = node?.literal.get(segment);
+    if (!literal && node?.list) {
+      out += `[${segment}]`; // not an index, but shown where one belongs: dependencies[-1]
+      node = undefined;
+      continue;
+    }
     out += (out ? '.' : '') + (literal || !/[.\s/[\]]/.test(segment) ? segment : `[${segment}]`);
     node = literal ?? node?.wildcard;
   }
@@ -123,7 +130,7 @@ export function parsePropertyKey(key: string): Segment[] {
     if (quoted) ch = key[++i] ?? '';
     if (ch === '[') {
       const close = key.indexOf(']', i);
-      if (close < 0) throw new UnknownKeyError(`unclosed "[" in "${key}"`);
+      if (close < 0) throw new UnknownKeyError(`unclosed "[" in ${printableValue(key)}`);
       const inner = key.slice(i + 1, close);
       segments.push(/^\d+$/.test(inner) && segments.length > 0 && !quoted ? Number(inner) : inner);
       i = close + 1;

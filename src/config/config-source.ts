@@ -1,12 +1,13 @@
 /** Where a configuration value came from, and the problems found while reading the sources. */
 import type { Segment } from './config-key.js';
+import { printable } from '../printable.js';
 
 /** Highest precedence first: properties > env > file > decorator > profile > default. */
 export type SourceKind = 'property' | 'env' | 'file' | 'decorator' | 'profile' | 'default';
 
 export interface Source {
   readonly kind: SourceKind;
-  /** `-Dsvc.enabled=false`, `SVC_ENABLED`, `svc.yml:12`, `@AgentOperation on Orders.get`, ... */
+  /** `-Dsvc.enabled` (never the value), `SVC_ENABLED`, `svc.yml:12`, `@AgentOperation on Orders.get`, ... */
   readonly where: string;
 }
 
@@ -27,6 +28,12 @@ export interface ConfigProblem {
   readonly message: string;
 }
 
+/** Bounds of a printed problem's parts; values inside the message are already cut to VALUE_CHARS. */
+const KEY_CHARS = 300;
+const WHERE_CHARS = 300;
+const MESSAGE_CHARS = 1200;
+
+/** One line, safe for a terminal: control characters escaped, each part cut to a bound. */
 export function formatProblem(problem: ConfigProblem): string {
-  return `svc config ${problem.level}: ${problem.key} (${problem.where}): ${problem.message}`;
+  return `svc config ${problem.level}: ${printable(problem.key, KEY_CHARS)} (${printable(problem.where, WHERE_CHARS)}): ${printable(problem.message, MESSAGE_CHARS)}`;
 }

@@ -17,8 +17,11 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
   const limit = Math.max(2, Math.floor(word.length / 3));
   let best: string | undefined;
   let bestDistance = limit + 1;
+  let lower: string | undefined;
   for (const candidate of candidates) {
-    const d = distance(word.toLowerCase(), candidate.toLowerCase());
+    // The distance is at least the difference in length: skip the quadratic work (a pasted 1 MB key).
+    if (Math.abs(word.length - candidate.length) > limit) continue;
+    const d = distance((lower ??= word.toLowerCase()), candidate.toLowerCase());
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;

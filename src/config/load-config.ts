@@ -10,6 +10,8 @@ import { readEnv } from './env-source.js';
 import { readConfigFile } from './file-source.js';
 import { readProperties } from './properties-source.js';
 import { ResolvedConfig } from './resolved-config.js';
+import { keySpec } from './schema.js';
+import { ValueError } from './value-types.js';
 
 export interface LoadConfigOptions {
   /** Arguments after the script, scanned for `-Dsvc.*` tokens. Default: `process.argv.slice(2)`. */
@@ -35,20 +37,20 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const fromArgs = readProperties(options.args ?? process.argv.slice(2));
   const problems: ConfigProblem[] = [];
   const programmatic: RawEntry[] = [];
-  for (const [key, raw] of Object.entries(options.properties ?? {})) {
-    const where = `properties["${key}"]`;
+  for (const [given, raw] of Object.entries(options.properties ?? {})) {
+    const key = given.replace(/^svc\./, '');
+    const where = `properties["svc.${key}"]`;
     try {
-      programmatic.push({ segments: parsePropertyKey(key.replace(/^svc\./, '')), raw, source: { kind: 'property', where } });
+      programmatic.push({ segments: parsePropertyKey(key), raw, source: { kind: 'property', where } });
     } catch (error) {
       if (!(error instanceof UnknownKeyError)) throw error;
-      problems.push({ level: 'error', key, where, message: error.message });
+      problems.push({ level: 'error', key: `svc.${key}`, where, message: error.message });
     }
   }
   const properties = [...fromArgs.entries, ...programmatic];
   const fromEnv = readEnv(env);
 
-  const fileProperty = properties.find((e) => e.segments.join('.') === 'config.file')?.raw;
-  const named = options.configFile ?? (typeof fileProperty === 'string' ? fileProperty : undefined) ?? env.SVC_CONFIG_FILE;
+  const named = options.configFile ?? configFileFrom(properties.find((e) => e.segments.join('.') === 'config.file')?.raw ?? env.SVC_CONFIG_FILE);
   const configFile = named ? (isAbsolute(named) ? named : resolve(cwd, named)) : resolve(cwd, 'svc.yml');
   const fromFile = readConfigFile(configFile, named !== undefined, cwd);
 
@@ -57,4 +59,15 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     [...fromArgs.problems, ...problems, ...fromEnv.problems, ...fromFile.problems],
   );
   return { config, consumedArgs: fromArgs.consumed, configFile };
+}
+
+/** The configured file path, if valid; ResolvedConfig reports an invalid one, and the default file is read. */
+function configFileFrom(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return keySpec('config.file').type.parse(raw) as string;
+  } catch (error) {
+    if (!(error instanceof ValueError)) throw error;
+    return undefined;
+  }
 }

@@ -3,6 +3,7 @@ import { parsePropertyKey, UnknownKeyError } from './config-key.js';
 import type { ConfigProblem, RawEntry } from './config-source.js';
 
 const PREFIX = '-Dsvc.';
+const SECRET_PREFIX = '-Dsvc.mcp.tokens.';
 
 export interface PropertiesRead {
   readonly entries: RawEntry[];
@@ -19,10 +20,13 @@ export function readProperties(args: readonly string[]): PropertiesRead {
   args.forEach((token, index) => {
     if (!token.startsWith(PREFIX)) return;
     consumed.push(index);
-    const where = token;
     const equals = token.indexOf('=');
+    // The value is never part of `where`: messages show it once, cut, or not at all (mcp.tokens).
+    const where = equals < 0 ? token : token.slice(0, equals);
     if (equals < 0) {
-      problems.push({ level: 'error', key: token.slice(2), where, message: 'no value; write -Dsvc.<key>=<value>' });
+      // Without "=" the key cannot be told from a value typed after it (`-Dsvc.mcp.tokens.bot.sha256:<token>`).
+      const shown = token.startsWith(SECRET_PREFIX) ? `${SECRET_PREFIX.slice(2)}… (${token.length - SECRET_PREFIX.length} characters not shown)` : token.slice(2);
+      problems.push({ level: 'error', key: shown, where: `-D${shown}`, message: 'no value; write -Dsvc.<key>=<value>' });
       return;
     }
     const key = token.slice(PREFIX.length, equals);

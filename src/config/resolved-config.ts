@@ -1,18 +1,27 @@
 /**
  * Precedence with provenance (rule 2): for every key the highest-precedence source that gives it
  * decides. A value that does not parse is reported and the key takes its default (not a lower
- * source's value: a typo in an override must not silently revive an older setting).
+ * source's value: a typo in an override must not silently revive an older setting). List items
+ * beyond their `limits.*` cap are dropped before anything counts them, and the rules between
+ * keys (cross-key-rules.ts) are applied last.
  */
 import { formatKey, specOf, UnknownKeyError, type Segment } from './config-key.js';
 import { DEFAULT_SOURCE, type ConfigProblem, type RawEntry, type Source } from './config-source.js';
-import { SCHEMA, type KeySpec } from './schema.js';
-import { ValueError } from './value-types.js';
+import { crossKeyCorrections } from './cross-key-rules.js';
+import { isSecretPath, SCHEMA, type KeySpec } from './schema.js';
+import { TEXT_CHARS, ValueError } from './value-types.js';
 
 export interface ResolvedValue<T = unknown> {
   readonly key: string;
   readonly value: T;
   readonly source: Source;
 }
+
+/** Each list's cap: an index at or above it is refused, so `dependencies[1000000000]` allocates nothing. */
+const LIST_CAPS: ReadonlyMap<Segment, string> = new Map([
+  ['dependencies', 'limits.max-dependencies'],
+  ['consumers', 'limits.max-consumers'],
+]);
 
 /** The groups whose members are user-named or list items, and so can be incomplete. */
 const GROUPS = ['dependencies', 'consumers', 'operations', 'profiles', 'slos', 'agent-roles', 'agentic.agents', 'mcp.tokens'];
@@ -47,7 +56,9 @@ export class ResolvedConfig {
     for (const entries of entriesByPrecedence) {
       for (const entry of entries) this.take(entry, decided);
     }
+    this.dropItemsBeyondCaps();
     this.dropIncompleteGroups();
+    this.applyCrossKeyRules();
   }
 
   private take(entry: RawEntry, decided: Set<string>): void {
@@ -56,7 +67,13 @@ export class ResolvedConfig {
       spec = specOf(entry.segments);
     } catch (error) {
       if (!(error instanceof UnknownKeyError)) throw error;
-      this.problems.push({ level: 'warning', key: `svc.${entry.segments.join('.')}`, where: entry.source.where, message: `${error.message}; ignored` });
+      this.problems.push({ level: 'warning', key: `svc.${formatKey(entry.segments)}`, where: entry.source.where, message: `${error.message}; ignored` });
+      return;
+    }
+    const long = entry.segments.find((s): s is string => typeof s === 'string' && s.length > TEXT_CHARS);
+    if (long !== undefined) {
+      const key = formatKey(entry.segments.map((s) => (s === long ? `${long.slice(0, 40)}…` : s)));
+      this.problems.push({ level: 'error', key: `svc.${key}`, where: entry.source.where, message: `a name in this key is ${long.length} characters long, more than ${TEXT_CHARS}; ignored` });
       return;
     }
     const key = formatKey(entry.segments);
@@ -68,8 +85,44 @@ export class ResolvedConfig {
     } catch (error) {
       if (!(error instanceof ValueError)) throw error;
       const fallback = spec.path.includes('*') ? 'ignored, as if not configured' : spec.default === undefined ? 'left unset' : `using the default ${JSON.stringify(spec.default)}`;
+      const what = isSecretPath(spec.path) ? `the value (not shown: values under svc.mcp.tokens are never printed) ${error.reason}` : error.message;
       this.rejected.add(key);
-      this.problems.push({ level: 'error', key: `svc.${key}`, where: entry.source.where, message: `${error.message}; accepted: ${spec.type.accepts}; ${fallback}` });
+      this.problems.push({ level: 'error', key: `svc.${key}`, where: entry.source.where, message: `${what}; accepted: ${spec.type.accepts}; ${fallback}` });
+    }
+  }
+
+  /** Drops list items at or above their list's cap, one problem per list. */
+  private dropItemsBeyondCaps(): void {
+    const beyond = new Map<string, { key: string; where: string; index: number; count: number }>();
+    for (const [key, resolved] of this.values) {
+      const [list, index] = this.segmentsOf(key);
+      const capPath = list === undefined ? undefined : LIST_CAPS.get(list);
+      if (capPath === undefined || typeof index !== 'number' || index < this.get<number>(capPath)) continue;
+      this.values.delete(key);
+      const found = beyond.get(capPath);
+      if (found) {
+        found.count++;
+        if (index < found.index) Object.assign(found, { key, where: resolved.source.where, index });
+      } else beyond.set(capPath, { key, where: resolved.source.where, index, count: 1 });
+    }
+    for (const [capPath, { key, where, index, count }] of beyond) {
+      const cap = this.get<number>(capPath);
+      const more = count > 1 ? ` (and ${count - 1} more value(s) at such indexes)` : '';
+      this.problems.push({
+        level: 'error',
+        key: `svc.${key}`,
+        where,
+        message: `list index ${index} is not below svc.${capPath} (${cap}); accepted: indexes 0 to ${cap - 1}; ignored${more}`,
+      });
+    }
+  }
+
+  private applyCrossKeyRules(): void {
+    for (const { path, value, message } of crossKeyCorrections((path) => this.get<number>(path), (path) => defaultOf(path) as number)) {
+      const { source } = this.resolved(path);
+      this.values.set(path, { key: path, value, source });
+      this.rejected.add(path);
+      this.problems.push({ level: 'error', key: `svc.${path}`, where: source.where, message });
     }
   }
 

@@ -1,22 +1,38 @@
 /**
  * The value types a configuration key can have. Each type parses a raw value (a YAML scalar or
  * list, or the string of an env var or `-D` property) and either returns the typed value or
- * throws a ValueError whose message says what is accepted.
+ * throws a ValueError whose message says what is wrong. Every type is bounded: numbers and
+ * durations have a range, strings a length, lists an item count (docs/configuration.md says why
+ * each key's bound is what it is).
  */
-export class ValueError extends Error {}
+import { printableValue } from '../printable.js';
 
-export interface ValueType<T = unknown> {
-  /** Short description of what is accepted, used in error messages and `svc check`. */
-  readonly accepts: string;
-  parse(raw: unknown): T;
+export class ValueError extends Error {
+  /** What is wrong, without the value: `is not an integer`, for messages that must not echo it. */
+  readonly reason: string;
+
+  constructor(raw: unknown, reason: string) {
+    super(`${printableValue(raw)} ${reason}`);
+    this.reason = reason;
+  }
 }
 
-function describe(raw: unknown): string {
-  return typeof raw === 'string' ? JSON.stringify(raw) : String(raw);
+export type ValueKind = 'boolean' | 'integer' | 'number' | 'duration' | 'window' | 'string' | 'enum' | 'list' | 'digest';
+
+export interface ValueType<T = unknown> {
+  /** Short description of what is accepted, with the range, used in error messages and `svc check`. */
+  readonly accepts: string;
+  readonly kind: ValueKind;
+  /** Smallest accepted value (numbers; durations and windows in ms). */
+  readonly min?: number;
+  /** Largest accepted value (numbers; durations and windows in ms), length (strings) or item count (lists). */
+  readonly max?: number;
+  parse(raw: unknown): T;
 }
 
 export const booleanType: ValueType<boolean> = {
   accepts: 'true or false',
+  kind: 'boolean',
   parse(raw) {
     if (typeof raw === 'boolean') return raw;
     if (typeof raw === 'string') {
@@ -24,7 +40,7 @@ export const booleanType: ValueType<boolean> = {
       if (lower === 'true') return true;
       if (lower === 'false') return false;
     }
-    throw new ValueError(`${describe(raw)} is not a boolean`);
+    throw new ValueError(raw, 'is not a boolean');
   },
 };
 
@@ -34,26 +50,32 @@ function toNumber(raw: unknown): number {
   return Number.NaN;
 }
 
-export function integerType(min: number, max: number = Number.MAX_SAFE_INTEGER): ValueType<number> {
-  const accepts = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+export function integerType(min: number, max: number): ValueType<number> {
   return {
-    accepts,
+    accepts: `an integer from ${min} to ${max}`,
+    kind: 'integer',
+    min,
+    max,
     parse(raw) {
       const n = toNumber(raw);
-      if (!Number.isInteger(n)) throw new ValueError(`${describe(raw)} is not an integer`);
-      if (n < min || n > max) throw new ValueError(`${n} is out of range`);
+      if (!Number.isInteger(n)) throw new ValueError(raw, 'is not an integer');
+      if (n < min || n > max) throw new ValueError(n, 'is out of range');
       return n;
     },
   };
 }
 
-export function numberType(min: number, max: number, accepts?: string): ValueType<number> {
+/** A finite number from `min` (or above it, when `aboveMin`) to `max`. */
+export function numberType(min: number, max: number, aboveMin = false): ValueType<number> {
   return {
-    accepts: accepts ?? `a number from ${min} to ${max}`,
+    accepts: aboveMin ? `a number above ${min} and at most ${max}` : `a number from ${min} to ${max}`,
+    kind: 'number',
+    min,
+    max,
     parse(raw) {
       const n = toNumber(raw);
-      if (Number.isNaN(n)) throw new ValueError(`${describe(raw)} is not a number`);
-      if (n < min || n > max) throw new ValueError(`${n} is out of range`);
+      if (Number.isNaN(n)) throw new ValueError(raw, 'is not a number');
+      if (n < min || (aboveMin && n === min) || n > max) throw new ValueError(n, 'is out of range');
       return n;
     },
   };
@@ -64,6 +86,9 @@ export function fractionType(allowUnset = false): ValueType<number> {
   const inner = numberType(0, 1);
   return {
     accepts: allowUnset ? 'a fraction from 0.0 to 1.0, or -1 for unset' : 'a fraction from 0.0 to 1.0',
+    kind: 'number',
+    min: allowUnset ? -1 : 0,
+    max: 1,
     parse(raw) {
       if (allowUnset && toNumber(raw) === -1) return -1;
       return inner.parse(raw);
@@ -71,14 +96,27 @@ export function fractionType(allowUnset = false): ValueType<number> {
   };
 }
 
-export const stringType: ValueType<string> = {
-  accepts: 'a string',
-  parse(raw) {
-    if (typeof raw === 'string') return raw;
-    if (typeof raw === 'number' || typeof raw === 'boolean') return String(raw);
-    throw new ValueError(`${describe(raw)} is not a string`);
-  },
-};
+/** Free text: names, descriptions, versions. */
+export const TEXT_CHARS = 1024;
+
+/** A string of at most `maxLength` characters; longer ones are refused, never cut. */
+export function textType(maxLength: number): ValueType<string> {
+  return {
+    accepts: `a string of at most ${maxLength} characters`,
+    kind: 'string',
+    max: maxLength,
+    parse(raw) {
+      const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : undefined;
+      if (text === undefined) throw new ValueError(raw, 'is not a string');
+      if (text.length > maxLength) throw new ValueError(raw, `is longer than ${maxLength} characters`);
+      return text;
+    },
+  };
+}
+
+export const stringType = textType(TEXT_CHARS);
+/** URLs get twice the free-text length: long query strings and paths are common in runbook links. */
+export const urlType = textType(2048);
 
 const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)\s*$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
@@ -86,40 +124,65 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 /** Parses `250ms`, `1.5s`, `2m` to milliseconds (rule 10). */
 export function parseDurationMs(text: string): number {
   const match = DURATION.exec(text);
-  if (!match) throw new ValueError(`${describe(text)} is not a duration`);
+  if (!match) throw new ValueError(text, 'is not a duration');
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
 
-export const durationType: ValueType<number> = {
-  accepts: 'a duration with suffix ms, s or m (for example 250ms, 1.5s, 2m)',
-  parse(raw) {
-    if (typeof raw !== 'string') throw new ValueError(`${describe(raw)} has no unit`);
-    return parseDurationMs(raw);
-  },
-};
+/** `600000` -> `10m`, `1500` -> `1500ms`: a bound in the largest unit that divides it. */
+function formatDuration(ms: number): string {
+  if (ms > 0 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms > 0 && ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
 
-/** A duration above zero: for latencies and windows that 0 would make meaningless. */
-export const positiveDurationType: ValueType<number> = {
-  accepts: 'a duration above 0 with suffix ms, s or m (for example 250ms, 1.5s, 2m)',
-  parse(raw) {
-    const ms = durationType.parse(raw);
-    if (ms <= 0) throw new ValueError(`${describe(raw)} is not above 0`);
-    return ms;
-  },
-};
+/**
+ * A duration with suffix ms, s or m, at most `max` (written as a user would, `10m`). `min` is
+ * the smallest accepted (default `0ms`); `positive` refuses 0 where 0 would make the key
+ * meaningless (a latency, a window).
+ */
+export function durationType(max: string, options: { min?: string; positive?: boolean } = {}): ValueType<number> {
+  const maxMs = parseDurationMs(max);
+  const minMs = options.min ? parseDurationMs(options.min) : 0;
+  const range = options.positive ? `above 0 and at most ${formatDuration(maxMs)}` : `from ${formatDuration(minMs)} to ${formatDuration(maxMs)}`;
+  return {
+    accepts: `a duration ${range} with suffix ms, s or m (for example 250ms, 1.5s, 2m)`,
+    kind: 'duration',
+    min: minMs,
+    max: maxMs,
+    parse(raw) {
+      if (typeof raw !== 'string') throw new ValueError(raw, 'has no unit');
+      const ms = parseDurationMs(raw);
+      if (options.positive && ms <= 0) throw new ValueError(raw, 'is not above 0');
+      if (ms < minMs || ms > maxMs) throw new ValueError(raw, 'is out of range');
+      return ms;
+    },
+  };
+}
 
 const LONG_DURATION = /^\s*(\d+(?:\.\d+)?)\s*(m|h|d)\s*$/;
 const LONG_UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** A time window with suffix m, h or d (for example 30d), in milliseconds. */
-export const windowType: ValueType<number> = {
-  accepts: 'a time window with suffix m, h or d (for example 90m, 6h, 30d)',
-  parse(raw) {
-    const match = typeof raw === 'string' ? LONG_DURATION.exec(raw) : null;
-    if (!match || Number(match[1]) <= 0) throw new ValueError(`${describe(raw)} is not a time window`);
-    return Number(match[1]) * LONG_UNIT_MS[match[2]!]!;
-  },
-};
+/** A time window with suffix m, h or d (for example 30d), in milliseconds, from `min` to `max` (both with such a suffix). */
+export function windowType(min: string, max: string): ValueType<number> {
+  const toMs = (text: string): number | undefined => {
+    const match = LONG_DURATION.exec(text);
+    return match ? Number(match[1]) * LONG_UNIT_MS[match[2]!]! : undefined;
+  };
+  const minMs = toMs(min)!;
+  const maxMs = toMs(max)!;
+  return {
+    accepts: `a time window from ${min} to ${max} with suffix m, h or d (for example 90m, 6h, 30d)`,
+    kind: 'window',
+    min: minMs,
+    max: maxMs,
+    parse(raw) {
+      const ms = typeof raw === 'string' ? toMs(raw) : undefined;
+      if (ms === undefined) throw new ValueError(raw, 'is not a time window');
+      if (ms < minMs || ms > maxMs) throw new ValueError(raw, 'is out of range');
+      return ms;
+    },
+  };
+}
 
 /**
  * A case-insensitive choice. `aliases` maps extra accepted spellings to a canonical value
@@ -132,12 +195,17 @@ export function enumType<T extends string>(values: readonly T[], aliases: Record
   const accepted = [...values, ...Object.keys(aliases)].join(', ');
   return {
     accepts: `one of ${accepted}`,
+    kind: 'enum',
     parse(raw) {
       const found = typeof raw === 'string' ? lookup.get(raw.trim().toLowerCase()) : undefined;
-      if (found === undefined) throw new ValueError(`${describe(raw)} is not an accepted value`);
+      if (found === undefined) throw new ValueError(raw, 'is not an accepted value');
       return found;
     },
   };
+}
+
+function listItems(raw: unknown, split: (text: string) => string[]): unknown[] | undefined {
+  return Array.isArray(raw) ? raw : typeof raw === 'string' ? split(raw) : undefined;
 }
 
 /** A list of choices, given as a YAML list or a comma-separated string. */
@@ -145,28 +213,40 @@ export function enumListType<T extends string>(values: readonly T[]): ValueType<
   const item = enumType(values);
   return {
     accepts: `a list of ${values.join(', ')}`,
+    kind: 'list',
+    max: values.length,
     parse(raw) {
-      const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',').filter((s) => s.trim()) : null;
-      if (items === null) throw new ValueError(`${describe(raw)} is not a list`);
+      const items = listItems(raw, (text) => text.split(',').filter((s) => s.trim()));
+      if (items === undefined) throw new ValueError(raw, 'is not a list');
       return [...new Set(items.map((i) => item.parse(i)))];
     },
   };
 }
 
-/** A list of non-empty strings, given as a YAML list or a comma-separated string. */
-export const stringListType: ValueType<string[]> = {
-  accepts: 'a list of names (YAML list or comma-separated)',
-  parse(raw) {
-    const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : null;
-    if (items === null || !items.every((i) => typeof i === 'string' || typeof i === 'number')) throw new ValueError(`${describe(raw)} is not a list of names`);
-    return [...new Set(items.map((i) => String(i).trim()).filter(Boolean))];
-  },
-};
+/** A list of at most `maxItems` non-empty names of at most TEXT_CHARS each, given as a YAML list or a comma-separated string. */
+export function stringListType(maxItems: number): ValueType<string[]> {
+  return {
+    accepts: `a list of at most ${maxItems} names of at most ${TEXT_CHARS} characters (YAML list or comma-separated)`,
+    kind: 'list',
+    max: maxItems,
+    parse(raw) {
+      const items = listItems(raw, (text) => text.split(','));
+      if (items === undefined || !items.every((i) => typeof i === 'string' || typeof i === 'number')) throw new ValueError(raw, 'is not a list of names');
+      const names = [...new Set(items.map((i) => String(i).trim()).filter(Boolean))];
+      if (names.length > maxItems) throw new ValueError(raw, `has ${names.length} names, more than ${maxItems}`);
+      const long = names.find((name) => name.length > TEXT_CHARS);
+      if (long !== undefined) throw new ValueError(raw, `has a name longer than ${TEXT_CHARS} characters`);
+      return names;
+    },
+  };
+}
 
 export const sha256Type: ValueType<string> = {
   accepts: 'a SHA-256 hex digest (64 hex characters)',
+  kind: 'digest',
+  max: 64,
   parse(raw) {
     if (typeof raw === 'string' && /^[0-9a-f]{64}$/i.test(raw.trim())) return raw.trim().toLowerCase();
-    throw new ValueError('not a SHA-256 hex digest');
+    throw new ValueError(raw, 'is not a SHA-256 hex digest');
   },
 };

@@ -57,7 +57,7 @@ const RULES: readonly FieldRule[] = [
   { field: 'safeToRestart', key: 'safe-to-restart', parameter: 'safeToRestart', inProfile: true, annotationDefault: false, configDefault: true },
 ];
 
-const retryAfterType = integerType(0);
+const retryAfterType = integerType(0, 86_400_000);
 
 export class OperationCatalog {
   private readonly cache = new Map<string, OperationMetadata>();

@@ -22,7 +22,7 @@ describe('bad configuration', () => {
   it('a wrong type from env: names the variable and what is accepted, uses the default', () => {
     const config = load({}, [], { SVC_BASELINES_ROLLING_WINDOW_SIZE: 'lots' });
     expect(config.errors().map(formatProblem)).toEqual([
-      'svc config error: svc.baselines.rolling-window-size (SVC_BASELINES_ROLLING_WINDOW_SIZE): "lots" is not an integer; accepted: an integer >= 1; using the default 1000',
+      'svc config error: svc.baselines.rolling-window-size (SVC_BASELINES_ROLLING_WINDOW_SIZE): "lots" is not an integer; accepted: an integer from 1 to 10000; using the default 1000',
     ]);
     expect(config.get('baselines.rolling-window-size')).toBe(1000);
   });
@@ -36,10 +36,9 @@ describe('bad configuration', () => {
   });
 
   it('an out-of-range rate from a -D argument: names the argument; the value counts as not configured', () => {
-    const arg = '-Dsvc.operations.[GET /a].expected-error-rate=1.5';
-    const config = load({}, [arg]);
+    const config = load({}, ['-Dsvc.operations.[GET /a].expected-error-rate=1.5']);
     expect(formatProblem(config.errors()[0]!)).toBe(
-      `svc config error: svc.operations.[GET /a].expected-error-rate (${arg}): 1.5 is out of range; accepted: a fraction from 0.0 to 1.0, or -1 for unset; ignored, as if not configured`,
+      `svc config error: svc.operations.[GET /a].expected-error-rate (-Dsvc.operations.[GET /a].expected-error-rate): 1.5 is out of range; accepted: a fraction from 0.0 to 1.0, or -1 for unset; ignored, as if not configured`,
     );
     expect(config.member('operations', 'GET /a', 'expected-error-rate')).toBeUndefined();
   });
@@ -47,8 +46,8 @@ describe('bad configuration', () => {
   it('a zero latency or window is refused where 0 means nothing; 0 stays accepted where it switches something off', () => {
     const config = load({ 'svc.yml': 'operations:\n  GET /a:\n    expected-latency-p50: 0ms\nanomaly-detection:\n  min-latency-deviation: 0ms\n' }, [], { SVC_DEPENDENCY_HEALTH_WINDOW: '0s' });
     expect(config.errors().map(formatProblem).sort()).toEqual([
-      'svc config error: svc.dependency-health.window (SVC_DEPENDENCY_HEALTH_WINDOW): "0s" is not above 0; accepted: a duration above 0 with suffix ms, s or m (for example 250ms, 1.5s, 2m); using the default "60s"',
-      'svc config error: svc.operations.[GET /a].expected-latency-p50 (svc.yml:3): "0ms" is not above 0; accepted: a duration above 0 with suffix ms, s or m (for example 250ms, 1.5s, 2m); ignored, as if not configured',
+      'svc config error: svc.dependency-health.window (SVC_DEPENDENCY_HEALTH_WINDOW): "0s" is not above 0; accepted: a duration above 0 and at most 60m with suffix ms, s or m (for example 250ms, 1.5s, 2m); using the default "60s"',
+      'svc config error: svc.operations.[GET /a].expected-latency-p50 (svc.yml:3): "0ms" is not above 0; accepted: a duration above 0 and at most 10m with suffix ms, s or m (for example 250ms, 1.5s, 2m); ignored, as if not configured',
     ]);
     expect(config.get('dependency-health.window')).toBe(60_000);
     expect(config.member('operations', 'GET /a', 'expected-latency-p50')).toBeUndefined();
@@ -68,7 +67,7 @@ describe('bad configuration', () => {
         'svc config warning: svc.topology.teem (svc.yml:2): unknown key "teem"; did you mean "team"?; ignored',
         'svc config warning: svc.baselines.sorce (svc.yml:4): unknown key "sorce"; did you mean "source"?; ignored',
         'svc config warning: SVC_TOPOLGY_TEAM (environment): unknown svc variable, ignored; did you mean SVC_TOPOLOGY_TEAM?',
-        'svc config warning: svc.anomaly-detection.enabeld (-Dsvc.anomaly-detection.enabeld=true): unknown key "enabeld"; did you mean "enabled"?; ignored',
+        'svc config warning: svc.anomaly-detection.enabeld (-Dsvc.anomaly-detection.enabeld): unknown key "enabeld"; did you mean "enabled"?; ignored',
       ]),
     );
     expect(config.errors()).toEqual([]);

@@ -15,7 +15,7 @@ describe('svc check', () => {
     expect(code).toBe(0);
     expect(output).toMatch(/svc\.topology\.team\s+"payments"\s+\(svc\.yml:2\)/);
     expect(output).toMatch(/svc\.topology\.tier\s+"critical"\s+\(SVC_TOPOLOGY_TIER\)/);
-    expect(output).toMatch(/svc\.enabled\s+false\s+\(-Dsvc\.enabled=false\)/);
+    expect(output).toMatch(/svc\.enabled\s+false\s+\(-Dsvc\.enabled\)$/m);
     expect(output).toMatch(/svc\.baselines\.source\s+"static"\s+\(default\)/);
     expect(output).toContain('configuration is valid');
   });
@@ -23,7 +23,7 @@ describe('svc check', () => {
   it('exits 1 and names the problem when the configuration has errors', () => {
     const { code, output } = run(['--config', 'custom.yml'], { 'custom.yml': 'anomaly-detection:\n  z-score-threshold: -2\n' });
     expect(code).toBe(1);
-    expect(output).toContain('svc config error: svc.anomaly-detection.z-score-threshold (custom.yml:2): -2 is out of range; accepted: a number > 0');
+    expect(output).toContain('svc config error: svc.anomaly-detection.z-score-threshold (custom.yml:2): -2 is out of range; accepted: a number above 0 and at most 100; using the default 3');
     expect(output).toContain('1 error(s)');
   });
 

@@ -23,7 +23,7 @@ describe('rule 2: properties > env > file > default, each value with its source'
   });
 
   it('a property beats env and file', () => {
-    expect(config.resolved('topology.team')).toMatchObject({ value: 'from-property', source: { kind: 'property', where: '-Dsvc.topology.team=from-property' } });
+    expect(config.resolved('topology.team')).toMatchObject({ value: 'from-property', source: { kind: 'property', where: '-Dsvc.topology.team' } });
   });
   it('env beats the file', () => {
     expect(config.resolved('topology.domain')).toMatchObject({ value: 'from-env', source: { kind: 'env', where: 'SVC_TOPOLOGY_DOMAIN' } });

@@ -30,7 +30,7 @@ it('runs with invalid YAML, a bad env value and a bad -D argument, on defaults',
     expect.arrayContaining([
       expect.stringMatching(/^svc config error: svc\.config\.file \(broken\.yml:\d+\): invalid YAML, file ignored: /),
       'svc config error: svc.baselines.source (SVC_BASELINES_SOURCE): "psychic" is not an accepted value; accepted: one of static, rolling; using the default "static"',
-      'svc config error: svc.mcp.port (-Dsvc.mcp.port=99999): 99999 is out of range; accepted: an integer from 0 to 65535; using the default 7070',
+      'svc config error: svc.mcp.port (-Dsvc.mcp.port): 99999 is out of range; accepted: an integer from 0 to 65535; using the default 7070',
     ]),
   );
   const span = await receiver.waitFor(() => receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === '/orders/1'));

@@ -66,7 +66,7 @@ it('survives 2,400 hostile tool calls: no crash, no -32603, the service keeps se
   app = await startFixture({
     script: 'app.mjs',
     cwd: join(ROOT, 'fixtures', 'orders-service'),
-    env: { OTEL_SERVICE_NAME: 'orders-service', INVENTORY_PORT: String(inventoryPort), SVC_MCP_RATE_LIMIT_PER_MINUTE: '1000000' },
+    env: { OTEL_SERVICE_NAME: 'orders-service', INVENTORY_PORT: String(inventoryPort), SVC_MCP_RATE_LIMIT_PER_MINUTE: '100000' },
     args: [`-Dsvc.dependencies[0].health-endpoint=http://127.0.0.1:${inventoryPort}/health`],
   });
   const url = await expect.poll(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())?.[1]).toBeTruthy().then(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())![1]!);

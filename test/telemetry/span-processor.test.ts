@@ -22,7 +22,7 @@ operations:
   DELETE /carts/:cart:
     idempotent: true
 limits:
-  max-dependencies: 2
+  max-dependencies: 4
 `;
 
 function harness(registry = newRegistry()) {
@@ -87,6 +87,8 @@ describe('client span dependencies', () => {
     expect(span('q', SpanKind.CLIENT, { 'db.system.name': 'redis', 'server.address': 'cache.local' })).toMatchObject({ 'svc.dependency.name': 'redis', 'svc.dependency.declared': false });
     expect(span('GET', SpanKind.CLIENT, { 'server.address': 'api.example.com', 'server.port': 443 })['svc.dependency.name']).toBe('api.example.com:443');
     expect(span('GET', SpanKind.CLIENT, { 'server.address': 'api.example.com', 'server.port': 443 })['svc.dependency.name']).toBe('api.example.com:443');
+    // The cap (4) also bounds the declared list, so all four declared ones fit; undeclared ones are capped at 4 of their own.
+    for (const host of ['two.example.com', 'three.example.com']) expect(span('GET', SpanKind.CLIENT, { 'server.address': host, 'server.port': 80 })['svc.dependency.name']).toBe(`${host}:80`);
     expect(overflow).toEqual([]);
     expect(span('GET', SpanKind.CLIENT, { 'server.address': 'third.example.com', 'server.port': 80 })['svc.dependency.name']).toBe('undeclared-overflow');
     expect(overflow).toEqual([1]);

@@ -1,0 +1,67 @@
+/**
+ * Rules between keys, applied once every key has its value: values each key accepts alone can,
+ * together, switch analysis off without a word or make svc hold more memory than a host expects.
+ * A broken rule replaces one key's value and says so.
+ */
+
+export interface Correction {
+  /** The key whose value is replaced. */
+  readonly path: string;
+  readonly value: number;
+  /** What is wrong and what is used instead, without the key (the problem names it). */
+  readonly message: string;
+}
+
+/** Memory the per-operation analysis state may take, all operations together. */
+export const ANALYSIS_BUDGET_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Worst-case bytes of one operation's analysis state, measured on Node 24 (docs/configuration.md):
+ * the rolling window keeps latency, its log and the error flag (24 B per observation), the pattern
+ * window 16 B per request, the minute history a 75-bucket histogram per minute with traffic
+ * (about 450 B), plus maps and small objects.
+ */
+export function analysisBytesPerOperation(rollingWindowSize: number, recentWindowSize: number, historyMinutes: number): number {
+  return 24 * rollingWindowSize + 16 * recentWindowSize + 450 * historyMinutes + 4096;
+}
+
+function size(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KiB` : `${Math.round(bytes / 1024 / 1024)} MiB`;
+}
+
+/** At most `limit`: a minimum count that a window can never reach would never let its check run. */
+function notAbove(get: (path: string) => number, path: string, limitPath: string, defaultValue: number, consequence: string): Correction | undefined {
+  const value = get(path);
+  const limit = get(limitPath);
+  if (value <= limit) return undefined;
+  const used = Math.min(defaultValue, limit);
+  return { path, value: used, message: `${value} is more than svc.${limitPath} (${limit}), so ${consequence}; accepted here: an integer from 1 to ${limit}; using ${used}` };
+}
+
+/** `get` reads a key's value as resolved so far; `defaultOf` its schema default. */
+export function crossKeyCorrections(get: (path: string) => number, defaultOf: (path: string) => number): Correction[] {
+  const corrections: Correction[] = [];
+  const push = (correction: Correction | undefined): void => {
+    if (correction) corrections.push(correction);
+  };
+  push(notAbove(get, 'baselines.rolling-min-samples', 'baselines.rolling-window-size', defaultOf('baselines.rolling-min-samples'), 'no rolling baseline would ever form'));
+  push(notAbove(get, 'dependency-health.min-calls', 'dependency-health.window-size', defaultOf('dependency-health.min-calls'), 'no dependency would ever change state'));
+
+  const window = get('baselines.rolling-window-size');
+  const recent = get('patterns.recent-window-size');
+  const history = get('limits.history-minutes');
+  const operations = get('limits.max-operations');
+  const each = analysisBytesPerOperation(window, recent, history);
+  if (operations * each > ANALYSIS_BUDGET_BYTES) {
+    const fit = Math.max(1, Math.floor(ANALYSIS_BUDGET_BYTES / each));
+    corrections.push({
+      path: 'limits.max-operations',
+      value: fit,
+      message:
+        `${operations} operations may hold up to ${size(operations * each)} of analysis state (${size(each)} each with svc.baselines.rolling-window-size ${window}, ` +
+        `svc.patterns.recent-window-size ${recent}, svc.limits.history-minutes ${history}), more than the ${size(ANALYSIS_BUDGET_BYTES)} svc allows itself; ` +
+        `accepted with these sizes: an integer from 1 to ${fit}; using ${fit}`,
+    });
+  }
+  return corrections;
+}

@@ -1,0 +1,49 @@
+/** The config file: bounded in size, read only when it is a regular file, parsed without harm whatever it holds. */
+import { describe, expect, it } from 'vitest';
+import { formatProblem } from '../../src/config/config-source.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import type { ResolvedConfig } from '../../src/config/resolved-config.js';
+import { tempDir } from '../support/temp-dir.js';
+
+function load(files: Record<string, string>, args: string[] = [], env: Record<string, string> = {}) {
+  return loadConfig({ cwd: tempDir(files), args, env }).config;
+}
+
+function lines(config: ResolvedConfig): string[] {
+  return config.problems.map(formatProblem);
+}
+
+describe('the config file', () => {
+  it('larger than 256 KiB is refused without being parsed', () => {
+    const config = load({ 'svc.yml': `topology:\n  team: "${'x'.repeat(256 * 1024)}"\n` });
+    expect(lines(config)).toEqual(['svc config error: svc.config.file (svc.yml): larger than 256 KiB; file ignored']);
+  });
+
+  it('that is not a regular file (a FIFO, /dev/zero) is refused without being read', () => {
+    const config = load({}, [], { SVC_CONFIG_FILE: '/dev/zero' });
+    expect(lines(config)).toEqual(['svc config error: svc.config.file (/dev/zero): not a regular file; file ignored']);
+  });
+
+  it('of 256 KiB of "{" (an OOM abort when errors were pretty-printed) is reported as invalid YAML', () => {
+    const config = load({ 'svc.yml': '{'.repeat(256 * 1024) });
+    expect(lines(config)).toEqual([expect.stringMatching(/^svc config error: svc\.config\.file \(svc\.yml:1\): invalid YAML, file ignored: /)]);
+  });
+
+  it('a YAML syntax error that would quote a token prints only its code', () => {
+    const config = load({ 'svc.yml': 'mcp:\n  tokens:\n    bot:\n      sha256: |ghp_s3cr3tT0ken\n        x\n' });
+    expect(lines(config)).toEqual(['svc config error: svc.config.file (svc.yml:4): invalid YAML, file ignored: unexpected token (column 16)']);
+  });
+
+  it('nested mapping keys are ignored unprinted (printing `? ` x 30, 60 bytes, took 9 s, doubling per level)', () => {
+    const config = load({ 'svc.yml': '? '.repeat(30) });
+    expect(lines(config)).toEqual(['svc config warning: svc.config.file (svc.yml:1): a key that is a mapping or a list; ignored']);
+  });
+
+  it('an alias bomb is not expanded; an alias to a scalar reads as the scalar', () => {
+    let text = 'a0: &a0 [x, x, x, x, x, x, x, x, x]\n';
+    for (let i = 1; i < 9; i++) text += `a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]\n`;
+    const config = load({ 'svc.yml': `${text}topology:\n  team: &t payments\n  domain: *t\nmcp:\n  approvers: *a8\n` });
+    expect(config.get('topology.domain')).toBe('payments');
+    expect(config.errors().map((p) => p.key)).toEqual(['svc.mcp.approvers']);
+  });
+});
