@@ -2,7 +2,7 @@
  * The YAML config file (rules 2, 3, 8). Keys are walked along the schema, so operation names with
  * spaces, slashes and dots are plain YAML keys; every value keeps its `file:line` for messages.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { SchemaCursor, UnknownKeyError, type Segment } from './config-key.js';
@@ -43,7 +43,9 @@ class FileRefused extends Error {}
 
 /** Reads at most MAX_FILE_BYTES of a regular file: a huge file, /dev/zero or a FIFO is refused without being read whole. */
 function readBounded(path: string): string {
-  const fd = openSync(path, 'r');
+  // Opening a FIFO blocks until a writer comes: look before opening, and open without blocking.
+  if (!statSync(path).isFile()) throw new FileRefused('not a regular file');
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     if (!fstatSync(fd).isFile()) throw new FileRefused('not a regular file');
     const buffer = Buffer.alloc(MAX_FILE_BYTES + 1);

@@ -168,6 +168,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'limits.history-minutes', type: integerType(60, 1440), default: 60, doc: 'Minutes of per-operation history kept for trend analysis' },
   { path: 'limits.max-incidents', type: integerType(1, 10_000), default: 200, doc: 'Resolved incidents kept for "similar past incidents"' },
   { path: 'limits.max-sessions', type: integerType(1, 1000), default: 100, doc: 'Shared sessions kept (the oldest is dropped)' },
+  { path: 'limits.max-sessions-per-credential', type: integerType(1, 1000), default: 10, doc: "Shared sessions kept per creating credential; a new one drops that credential's oldest" },
   { path: 'limits.max-session-entries', type: integerType(1, 10_000), default: 500, doc: 'Entries per session' },
   { path: 'limits.max-session-bytes', type: integerType(65_536, 1_073_741_824), default: 16_777_216, doc: 'Bytes all sessions may hold together; the oldest sessions are evicted to make room' },
   { path: 'limits.max-audit-entries', type: integerType(1, 10_000), default: 500, doc: 'Audit trail entries kept' },

@@ -19,6 +19,8 @@ export interface ApprovalRequest {
   /** The credential that asked, and the only one that may use the approval. */
   readonly credential: string;
   readonly requestedBy: string;
+  /** Why the requester wants it, for the approver to judge. */
+  readonly reason: string;
   readonly requestedAt: number;
   readonly expiresAt: number;
   approvedBy?: string;
@@ -47,11 +49,11 @@ export class Approvals {
   /** Whether the caller's own credential may approve: its role grants ADMIN, or its token's agent is a configured approver. */
   mayApprove(caller: CallerIdentity): boolean {
     if (caller.permissions.has('ADMIN')) return true;
-    return caller.credential.startsWith('token:') && this.approvers.includes(caller.credential.slice('token:'.length));
+    return caller.tokenAgent !== undefined && this.approvers.includes(caller.tokenAgent);
   }
 
   /** The open request of this credential for this action, or a new one. */
-  request(action: string, caller: CallerIdentity): ApprovalRequest {
+  request(action: string, reason: string, caller: CallerIdentity): ApprovalRequest {
     this.expire();
     for (const open of this.requests.values()) if (open.action === action && open.credential === caller.credential && open.approvedBy === undefined) return open;
     const own = [...this.requests.values()].filter((r) => r.credential === caller.credential);
@@ -60,7 +62,7 @@ export class Approvals {
       this.evicted++;
     }
     const now = this.clock.now();
-    const request: ApprovalRequest = { id: this.ids.next(), action, credential: caller.credential, requestedBy: caller.agentName, requestedAt: now, expiresAt: now + this.ttlMs };
+    const request: ApprovalRequest = { id: this.ids.next(), action, credential: caller.credential, requestedBy: caller.agentName, reason, requestedAt: now, expiresAt: now + this.ttlMs };
     this.requests.set(request.id, request);
     return request;
   }
@@ -94,7 +96,8 @@ export class Approvals {
     this.expire();
     const request = this.requests.get(id);
     // The id is not echoed: it may be a name typed where an approval id belongs.
-    if (!request) throw new ApprovalError(`approved_by names no open approval: approvals are APR-... ids, valid for ${Math.round(this.ttlMs / 60_000)} min and used once; execute the action without approved_by to request a new one`);
+    const evicted = this.evicted ? ` (${this.evicted} requests were dropped so far: a credential keeps at most ${this.maxPerCredential} open)` : '';
+    if (!request) throw new ApprovalError(`approved_by names no open approval: approvals are APR-... ids, valid for ${Math.round(this.ttlMs / 60_000)} min and used once${evicted}; execute the action without approved_by to request a new one`);
     return request;
   }
 

@@ -54,6 +54,9 @@ export interface ExecutionResult {
 
 export class RemediationRefused extends Error {}
 
+/** Built-in kinds whose target is an operation (the others target a circuit breaker). */
+const OPERATION_KINDS: ReadonlySet<string> = new Set(['enable_fallback', 'disable_fallback', 'reset_baseline', 'escalate'] satisfies BuiltInActionKind[]);
+
 export class Remediation {
   private readonly fallbacks = new Set<string>();
   private readonly custom = new Map<string, CustomActionDefinition>();
@@ -112,7 +115,7 @@ export class Remediation {
     return this.approvals.pending().map((request) => ({
       name: `${APPROVE_PREFIX}${request.id}`,
       kind: 'approval',
-      description: `Approve ${request.action}, requested by ${request.requestedBy}, open until ${new Date(request.expiresAt).toISOString()}`,
+      description: `Approve ${request.action}, requested by ${request.requestedBy} because "${request.reason}", open until ${new Date(request.expiresAt).toISOString()}`,
       requiresApproval: false,
       destructive: false,
       target: request.action,
@@ -123,6 +126,8 @@ export class Remediation {
     const separator = name.indexOf(':');
     const kind = separator > 0 ? name.slice(0, separator) : name;
     if (Object.hasOwn(BUILT_IN_ACTIONS, kind) && separator > 0) {
+      const target = name.slice(separator + 1);
+      if (OPERATION_KINDS.has(kind) && !this.knownOperation(target)) throw new RemediationRefused(`unknown operation "${printable(target, 100)}"; list_remediation_actions names the actions of known operations`);
       return { kind: kind as BuiltInActionKind, target: name.slice(separator + 1), requiresApproval: BUILT_IN_ACTIONS[kind as BuiltInActionKind].requiresApproval };
     }
     const custom = this.custom.get(name);
@@ -147,7 +152,7 @@ export class Remediation {
     let approved: { approvedBy: string | undefined; approver: string | undefined } = { approvedBy: undefined, approver: undefined };
     if (described.requiresApproval) {
       try {
-        approved = this.approvalOf(name, approvedBy, caller);
+        approved = this.approvalOf(name, reason, approvedBy, caller);
       } catch (error) {
         if (!(error instanceof ApprovalError)) throw error;
         this.audit.record({ ...base, approval: 'missing', outcome: 'refused', detail: error.message });
@@ -173,13 +178,13 @@ export class Remediation {
    * Who approved: the caller's own credential, or the approval `approvedBy` names. Without
    * either, opens an approval request and throws ApprovalError saying how to complete it.
    */
-  private approvalOf(action: string, approvedBy: string | undefined, caller: CallerIdentity): { approvedBy: string; approver: string | undefined } {
+  private approvalOf(action: string, reason: string, approvedBy: string | undefined, caller: CallerIdentity): { approvedBy: string; approver: string | undefined } {
     if (this.approvals.mayApprove(caller)) return { approvedBy: 'own credential', approver: undefined };
     if (approvedBy) {
       const used = this.approvals.use(approvedBy, action, caller);
       return { approvedBy: used.id, approver: used.approvedBy! };
     }
-    const request = this.approvals.request(action, caller);
+    const request = this.approvals.request(action, reason, caller);
     const until = new Date(request.expiresAt).toISOString();
     throw new ApprovalError(
       `${action} needs approval by a credential that may approve. Approval request ${request.id} is open until ${until}: an approver executes "${APPROVE_PREFIX}${request.id}" with their own credential, then execute ${action} again with approved_by "${request.id}".`,
@@ -190,7 +195,7 @@ export class Remediation {
   private approve(id: string, base: Omit<AuditEntry, 'timestamp' | 'approval' | 'outcome' | 'detail'>, caller: CallerIdentity): ExecutionResult {
     try {
       const request = this.approvals.approve(id, caller);
-      const message = `approved ${request.action} requested by ${request.requestedBy}; it may be executed once with approved_by "${request.id}" until ${new Date(request.expiresAt).toISOString()}`;
+      const message = `approved ${request.action} requested by ${request.requestedBy} because "${request.reason}"; it may be executed once with approved_by "${request.id}" until ${new Date(request.expiresAt).toISOString()}`;
       return { outcome: 'success', message, audit: this.audit.record({ ...base, approval: 'not_required', outcome: 'success', detail: message }) };
     } catch (error) {
       if (!(error instanceof ApprovalError)) throw error;
@@ -201,8 +206,6 @@ export class Remediation {
 
   private async run(name: string, described: ReturnType<Remediation['describe']>, reason: string, caller: CallerIdentity): Promise<string> {
     const target = described.target!;
-    const operationKinds = ['enable_fallback', 'disable_fallback', 'reset_baseline', 'escalate'];
-    if (operationKinds.includes(described.kind) && !this.knownOperation(target)) throw new Error(`unknown operation "${target}"; list_remediation_actions names the actions of known operations`);
     switch (described.kind) {
       case 'enable_fallback':
         this.fallbacks.add(target);

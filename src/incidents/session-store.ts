@@ -2,10 +2,12 @@
  * Shared incident sessions (the multi-agent blackboard): a session per incident, entries typed
  * OBSERVATION, DIAGNOSIS, ACTION or RECOMMENDATION, each with the agent's name and role.
  *
- * Bounded three ways: entries per session (further ones are refused: the session is full),
- * sessions (the oldest is evicted), and bytes over all sessions (the oldest other sessions are
- * evicted until the new entry fits; an entry that still does not fit is refused). Evictions are
- * counted. Strings are bounded by the tool server (src/mcp/input-limits.ts).
+ * Bounded four ways: entries per session (further ones are refused: the session is full),
+ * sessions per creating credential (its own oldest is evicted, so no caller can push out the
+ * others' by creating sessions), sessions (the oldest is evicted), and bytes over all sessions
+ * (the oldest other sessions are evicted until the new entry fits; an entry that cannot fit even
+ * then is refused first, evicting nothing). Evictions are counted. Strings are bounded by the
+ * tool server (src/mcp/input-limits.ts).
  */
 import type { Clock } from '../analysis/clock.js';
 import { IdSequence } from './id-sequence.js';
@@ -31,6 +33,8 @@ export interface Session {
 
 export interface SessionLimits {
   readonly maxSessions: number;
+  /** Sessions one credential may have created that are kept. */
+  readonly maxPerCredential: number;
   readonly maxEntries: number;
   readonly maxBytes: number;
 }
@@ -49,6 +53,7 @@ export class SessionFullError extends Error {}
 
 interface Stored {
   readonly session: Session;
+  readonly credential: string;
   readonly entries: SessionEntry[];
   bytes: number;
 }
@@ -62,16 +67,18 @@ export class SessionStore {
 
   constructor(
     private readonly clock: Clock,
-    readonly limits: SessionLimits = { maxSessions: 100, maxEntries: 500, maxBytes: 16 * 1024 * 1024 },
+    readonly limits: SessionLimits = { maxSessions: 100, maxPerCredential: 10, maxEntries: 500, maxBytes: 16 * 1024 * 1024 },
   ) {}
 
-  create(incidentId: string, createdBy: string): Session {
+  create(incidentId: string, createdBy: string, credential: string): Session {
     const id = this.ids.next();
     const entries: SessionEntry[] = [];
     const session: Session = { id, incidentId, created: this.clock.now(), createdBy, entries };
-    const bytes = recordBytes(id, incidentId, createdBy);
+    const bytes = recordBytes(id, incidentId, createdBy, credential);
+    const own = [...this.sessions].filter(([, stored]) => stored.credential === credential);
+    for (const [ownId] of own.slice(0, Math.max(0, own.length - this.limits.maxPerCredential + 1))) this.evict(ownId);
     this.makeRoom(bytes, this.limits.maxSessions - 1);
-    this.sessions.set(id, { session, entries, bytes });
+    this.sessions.set(id, { session, credential, entries, bytes });
     this.bytes += bytes;
     return session;
   }
@@ -85,7 +92,7 @@ export class SessionStore {
     if (!found) return undefined;
     if (found.entries.length >= this.limits.maxEntries) throw new SessionFullError(`session ${id} holds the maximum of ${this.limits.maxEntries} entries (svc.limits.max-session-entries); create a new session for the incident`);
     const bytes = recordBytes(entry.type, entry.agentName, entry.role, entry.content);
-    this.makeRoom(bytes, this.limits.maxSessions, id);
+    if (found.bytes + bytes <= this.limits.maxBytes) this.makeRoom(bytes, this.limits.maxSessions, id);
     if (this.bytes + bytes > this.limits.maxBytes) throw new SessionFullError(`session ${id} holds ${found.bytes} bytes and the next entry does not fit in svc.limits.max-session-bytes (${this.limits.maxBytes}); create a new session for the incident`);
     const full = Object.freeze({ ...entry, time: this.clock.now() });
     found.entries.push(full);
@@ -105,12 +112,16 @@ export class SessionStore {
 
   /** Evicts the oldest sessions (but `keep`) until `bytes` more fit and at most `maxCount` remain. */
   private makeRoom(bytes: number, maxCount: number, keep?: string): void {
-    for (const [id, stored] of this.sessions) {
+    for (const id of this.sessions.keys()) {
       if (this.bytes + bytes <= this.limits.maxBytes && this.sessions.size <= maxCount) return;
-      if (id === keep) continue;
-      this.sessions.delete(id);
-      this.bytes -= stored.bytes;
-      this.evicted++;
+      if (id !== keep) this.evict(id);
     }
+  }
+
+  private evict(id: string): void {
+    const stored = this.sessions.get(id)!;
+    this.sessions.delete(id);
+    this.bytes -= stored.bytes;
+    this.evicted++;
   }
 }

@@ -12,7 +12,7 @@ import { MAX_DETAIL_LENGTH } from '../incidents/audit-trail.js';
 import { recordBytes } from '../incidents/session-store.js';
 import { MAX_PENDING, SAMPLES_SINCE } from '../incidents/verification.js';
 import { MAX_KNOWN_GOOD } from './auth-failure-limiter.js';
-import { INPUT_LIMITS } from './input-limits.js';
+import { INPUT_LIMITS, STORED_AGENT_NAME } from './input-limits.js';
 import { MAX_CALLERS } from './rate-limiter.js';
 
 export interface CeilingLimits {
@@ -23,7 +23,6 @@ export interface CeilingLimits {
   readonly maxOperations: number;
   /** Configured tokens, plus the anonymous pool. */
   readonly credentials: number;
-  readonly longestTokenName: number;
   readonly maxSessionsPerCredential: number;
   readonly approvalsPerCredential: number;
 }
@@ -45,8 +44,7 @@ function chars(n: number): string {
 }
 
 export function agentStateCeiling(limits: CeilingLimits): { parts: CeilingPart[]; totalBytes: number } {
-  // A stored agent name: `<token agent>/<declared name>`, or `<declared name> (unverified)`.
-  const agentName = chars(Math.max(limits.longestTokenName + 1, ' (unverified)'.length) + INPUT_LIMITS.agentName);
+  const agentName = chars(STORED_AGENT_NAME);
   const role = chars(INPUT_LIMITS.role);
   const auditEntry = recordBytes(agentName, role, chars(INPUT_LIMITS.actionName), chars(INPUT_LIMITS.reason), chars(INPUT_LIMITS.id), agentName, chars(MAX_DETAIL_LENGTH + 40));
   const change = recordBytes(chars(INPUT_LIMITS.actionName), agentName, role, chars(INPUT_LIMITS.reason), ISO_TIME);
@@ -76,7 +74,6 @@ export function ceilingLimitsFromConfig(config: ResolvedConfig): CeilingLimits {
     maxIncidents: config.get('limits.max-incidents'),
     maxOperations: config.get('limits.max-operations'),
     credentials: tokens.length + 1,
-    longestTokenName: Math.max(0, ...tokens.map((name) => name.length)),
     maxSessionsPerCredential: config.get('mcp.max-sessions-per-credential'),
     approvalsPerCredential: MAX_REQUESTS_PER_CREDENTIAL,
   };

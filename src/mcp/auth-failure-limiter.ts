@@ -3,14 +3,18 @@
  * (PER_ADDRESS_PER_MINUTE) and over all addresses together (GLOBAL_PER_MINUTE), so many source
  * addresses do not multiply the rate. Once the global budget is spent, a request carrying a
  * credential is evaluated only from an address that authenticated successfully within the last
- * hour: agents already at work keep working during a guessing flood, new addresses wait.
+ * hour: agents already at work keep working during a guessing flood, new addresses wait. A failure
+ * from such an address counts like any other and ends its exemption, so an address primed with a
+ * valid token buys one guess, not a stream of them; and addresses that fail cannot prime again
+ * while the budget is spent, as their requests are not evaluated. A guesser on an agent's own
+ * address uses up that address's budget, and the agent waits with it.
  */
 import { RateLimiter } from './rate-limiter.js';
 
 export const PER_ADDRESS_PER_MINUTE = 10;
 export const GLOBAL_PER_MINUTE = 60;
 const KNOWN_GOOD_MS = 3_600_000;
-export const MAX_KNOWN_GOOD = 1000;
+export const MAX_KNOWN_GOOD = 256;
 
 export class AuthFailureLimiter {
   private readonly perAddress: RateLimiter;
@@ -32,6 +36,7 @@ export class AuthFailureLimiter {
   }
 
   failed(address: string): void {
+    this.knownGood.delete(address);
     this.perAddress.take(address);
     this.global.take('all');
   }

@@ -11,7 +11,10 @@ import type { ResolvedConfig } from '../config/resolved-config.js';
 import { hasControlCharacters, printable } from '../printable.js';
 import { INPUT_LIMITS, tooLong } from './input-limits.js';
 import type { Roles } from './roles.js';
-import type { CallerIdentity } from './tool-definition.js';
+import { ANONYMOUS_CREDENTIAL, type CallerIdentity } from './tool-definition.js';
+
+/** Marks a name nothing vouches for: one an anonymous caller declared. */
+export const UNVERIFIED = ' (unverified)';
 
 interface TokenEntry {
   readonly agentName: string;
@@ -34,7 +37,10 @@ export class Authenticator {
     private readonly anonymousRole: string,
   ) {
     this.tokens = tokens.map((t) => ({ agentName: t.agentName, role: t.role, digest: Buffer.from(t.sha256, 'hex') }));
-    for (const t of this.tokens) if (!roles.permissionsOf(t.role)) throw new Error(`svc.mcp.tokens.${t.agentName}.role: unknown role "${t.role}"; known roles: ${roles.names().join(', ')}`);
+    for (const t of this.tokens) {
+      if (t.agentName.length > INPUT_LIMITS.tokenAgent) throw new Error(`svc.mcp.tokens.${printable(t.agentName, 80)}: a token's agent name is at most ${INPUT_LIMITS.tokenAgent} characters`);
+      if (!roles.permissionsOf(t.role)) throw new Error(`svc.mcp.tokens.${t.agentName}.role: unknown role "${printable(t.role, 80)}"; known roles: ${roles.names().join(', ')}`);
+    }
     if (!roles.permissionsOf(anonymousRole)) throw new Error(`svc.mcp.anonymous-role: unknown role "${anonymousRole}"; known roles: ${roles.names().join(', ')}`);
   }
 
@@ -57,7 +63,7 @@ export class Authenticator {
    */
   authenticate(authorization: string | undefined): CallerIdentity {
     if (authorization === undefined || authorization === '') {
-      return { agentName: 'anonymous', role: this.anonymousRole, permissions: this.roles.permissionsOf(this.anonymousRole)!, credential: 'anonymous loopback' };
+      return { agentName: 'anonymous', role: this.anonymousRole, permissions: this.roles.permissionsOf(this.anonymousRole)!, credential: ANONYMOUS_CREDENTIAL, tokenAgent: undefined };
     }
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (!match) throw new AuthenticationError('the Authorization header must be "Bearer <token>"');
@@ -65,7 +71,7 @@ export class Authenticator {
     let found: TokenEntry | undefined;
     for (const entry of this.tokens) if (entry.digest.length === presented.length && timingSafeEqual(entry.digest, presented)) found = entry;
     if (!found) throw new AuthenticationError('unknown bearer token');
-    return { agentName: found.agentName, role: found.role, permissions: this.roles.permissionsOf(found.role)!, credential: `token:${found.agentName}` };
+    return { agentName: found.agentName, role: found.role, permissions: this.roles.permissionsOf(found.role)!, credential: `token:${found.agentName}`, tokenAgent: found.agentName };
   }
 
   /**
@@ -78,8 +84,8 @@ export class Authenticator {
     let { agentName, role, permissions } = identity;
     if (declared.agentName) {
       checkDeclared('agent name', declared.agentName, INPUT_LIMITS.agentName);
-      if (!identity.credential.startsWith('token:')) agentName = `${declared.agentName} (unverified)`;
-      else if (declared.agentName !== identity.agentName) agentName = `${identity.agentName}/${declared.agentName}`;
+      if (identity.tokenAgent === undefined) agentName = `${declared.agentName}${UNVERIFIED}`;
+      else if (declared.agentName !== identity.tokenAgent) agentName = `${identity.tokenAgent}/${declared.agentName}`;
     }
     if (declared.role && declared.role !== role) {
       checkDeclared('role', declared.role, INPUT_LIMITS.role);

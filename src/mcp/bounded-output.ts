@@ -18,6 +18,7 @@
  */
 import { ToolError, type ToolResult } from './tool-definition.js';
 import type { ToolServices } from './tool-services.js';
+import { STORED_AGENT_NAME } from './input-limits.js';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 8192;
 /** The smallest bound the configuration accepts (svc.mcp.max-output-bytes). */
@@ -25,7 +26,7 @@ export const MIN_OUTPUT_BYTES = 1024;
 /** Names (operations, dependencies, SLOs, actions) longer than this are cut in display. */
 export const MAX_NAME_CHARS = 256;
 /** Agent names shown in lines (session entries, the audit trail, echoes of the caller). */
-export const MAX_AGENT_NAME_CHARS = 128;
+export const MAX_AGENT_NAME_CHARS = STORED_AGENT_NAME;
 
 /** The configured bound, `svc.mcp.max-output-bytes` (default 8192). */
 export function maxOutputBytes(services: Partial<Pick<ToolServices, 'metadata'>>): number {

@@ -2,11 +2,14 @@
  * The longest string an agent may send for each thing svc stores or echoes. Longer input is
  * refused with a message naming the limit, never cut silently (docs/mcp.md "Limits"). With
  * every stored string bounded, each store's size in bytes follows from its count caps
- * (src/incidents/state-ceiling.ts).
+ * (src/mcp/agent-state-ceiling.ts). A stored agent name is at most `<token agent>/<declared name>`
+ * or `<declared name> (unverified)`: STORED_AGENT_NAME characters.
  */
 export const INPUT_LIMITS = Object.freeze({
   /** A self-declared agent name (X-Agent-Name, `_meta.agentName`). */
   agentName: 128,
+  /** The agent a token is issued to (`svc.mcp.tokens.<agent>`), which prefixes declared names. */
+  tokenAgent: 64,
   /** A self-declared role (X-Agent-Role, `_meta.agentRole`). */
   role: 64,
   /** An id an agent sends back: session, incident, approval. */
@@ -22,6 +25,8 @@ export const INPUT_LIMITS = Object.freeze({
   /** Any other argument, custom tools' included. */
   argument: 8192,
 });
+
+export const STORED_AGENT_NAME = INPUT_LIMITS.tokenAgent + 1 + INPUT_LIMITS.agentName;
 
 /** Characters counted as UTF-16 code units, as JavaScript stores them. */
 export function tooLong(what: string, value: string, limit: number): string | undefined {

@@ -17,13 +17,18 @@ export interface ParameterDefinition {
   readonly maxLength?: number;
 }
 
+/** The credential of callers without a token (loopback binds only): one shared pool. */
+export const ANONYMOUS_CREDENTIAL = 'anonymous loopback';
+
 /** The caller as the tool server established it: credential, then headers or `_meta` that may lower the role. */
 export interface CallerIdentity {
   readonly agentName: string;
   readonly role: string;
   readonly permissions: ReadonlySet<Permission>;
-  /** How the identity was established: `token:<agent>` or `anonymous loopback`. */
+  /** How the identity was established: `token:<agent>` or ANONYMOUS_CREDENTIAL; sessions and approvals belong to it. */
   readonly credential: string;
+  /** The agent the bearer token was issued to; undefined for anonymous callers, whose names nothing vouches for. */
+  readonly tokenAgent: string | undefined;
 }
 
 export interface ToolContext {

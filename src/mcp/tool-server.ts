@@ -26,7 +26,7 @@ import { printable } from '../printable.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { RateLimiter } from './rate-limiter.js';
 import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
-import { ToolError, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
+import { ANONYMOUS_CREDENTIAL, ToolError, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
 import { checkArguments, type ToolRegistry } from './tool-registry.js';
 import type { ToolServices } from './tool-services.js';
 
@@ -54,7 +54,6 @@ export function isLoopback(host: string): boolean {
 }
 
 const WILDCARD = new Set(['0.0.0.0', '::']);
-const ANONYMOUS = 'anonymous loopback';
 /** An oversized body is drained up to this multiple of the limit, then the connection is cut. */
 const DRAIN_FACTOR = 16;
 
@@ -83,6 +82,10 @@ export class ToolServer {
     this.unsubscribe = options.registry.onChange(() => {
       for (const session of this.sessions.values()) void session.server.sendToolListChanged().catch(() => undefined);
     });
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   get url(): string {
@@ -158,17 +161,19 @@ export class ToolServer {
 
     const identity = this.authenticate(req, res);
     if (!identity) return;
-    const anonymous = identity.credential === ANONYMOUS;
+    const anonymous = identity.credential === ANONYMOUS_CREDENTIAL;
     const retryAfterSeconds = this.limiter.take(anonymous ? `anonymous:${req.socket.remoteAddress}` : identity.credential);
     if (retryAfterSeconds > 0) return this.refuse(res, 429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute exceeded; retry in ${retryAfterSeconds}s`, { 'retry-after': String(retryAfterSeconds) });
+    const declared: Declared = { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') };
     let caller: CallerIdentity;
     try {
-      caller = this.options.authenticator.refine(identity, { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') });
+      caller = this.options.authenticator.refine(identity, declared);
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
       return this.refuse(res, 403, error.message);
     }
-    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: caller.agentName, scopes: [...caller.permissions], extra: { identity: caller } };
+    const context: RequestContext = { credential: identity, declared, caller };
+    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: caller.agentName, scopes: [...caller.permissions], extra: { context } };
 
     const sessionId = header(req, 'mcp-session-id');
     const existing = sessionId ? this.sessions.get(sessionId) : undefined;
@@ -185,11 +190,14 @@ export class ToolServer {
       } catch {
         return this.refuse(res, 400, 'the request body is not JSON', {}, -32700);
       }
-      const malformed = (Array.isArray(message) ? message : [message]).find((m) => malformedParams(m) !== undefined);
-      if (malformed !== undefined) return this.answerError(res, requestId(malformed), INVALID_PARAMS, malformedParams(malformed)!);
+      const sdk = await loadMcpSdk();
+      for (const request of Array.isArray(message) ? message : [message]) {
+        const malformed = malformedParams(request) ?? invalidForSdk(sdk, request);
+        if (malformed !== undefined) return this.answerError(res, requestId(request), INVALID_PARAMS, malformed);
+      }
     }
     if (existing) {
-      existing.lastUsed = Date.now();
+      existing.lastUsed = this.now();
       return existing.transport.handleRequest(req, res, message);
     }
     const sdk = await loadMcpSdk();
@@ -239,13 +247,13 @@ export class ToolServer {
         this.sessions.delete(id);
       },
     });
-    const session: McpSession = { server, transport, owner, lastUsed: Date.now() };
+    const session: McpSession = { server, transport, owner, lastUsed: this.now() };
     const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk.types;
-    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.listFor(identityOf(extra.authInfo)) }));
+    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.listFor(contextOf(extra.authInfo)?.caller) }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const tool = this.options.registry.get(request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${printable(request.params.name, 64)}"; call tools/list for the tools your role may use`);
-      return this.call(tool, request.params.arguments, request.params._meta, identityOf(extra.authInfo));
+      return this.call(tool, request.params.arguments, request.params._meta, contextOf(extra.authInfo));
     });
     return session;
   }
@@ -277,12 +285,16 @@ export class ToolServer {
       }));
   }
 
-  private async call(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, identity: CallerIdentity | undefined): Promise<CallToolResult> {
-    if (!identity) return errorResult('no caller identity on this request');
-    let caller = identity;
+  private async call(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, context: RequestContext | undefined): Promise<CallToolResult> {
+    if (!context) return errorResult('no caller identity on this request');
+    let caller: CallerIdentity;
     try {
-      const declared = { agentName: typeof meta?.agentName === 'string' ? meta.agentName : undefined, role: typeof meta?.agentRole === 'string' ? meta.agentRole : undefined };
-      caller = this.options.authenticator.refine(identity, declared);
+      // `_meta` names the agent of this call, over the headers; both refine the credential once.
+      const declared = {
+        agentName: typeof meta?.agentName === 'string' ? meta.agentName : context.declared.agentName,
+        role: typeof meta?.agentRole === 'string' ? meta.agentRole : context.declared.role,
+      };
+      caller = this.options.authenticator.refine(context.credential, declared);
     } catch (error) {
       if (error instanceof AuthenticationError) return errorResult(error.message);
       throw error;
@@ -316,8 +328,35 @@ function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-function identityOf(authInfo: { extra?: Record<string, unknown> } | undefined): CallerIdentity | undefined {
-  return authInfo?.extra?.identity as CallerIdentity | undefined;
+/** Who sent a request: the credential, the name and role its headers declare, and the two applied. */
+interface RequestContext {
+  readonly credential: CallerIdentity;
+  readonly declared: Declared;
+  readonly caller: CallerIdentity;
+}
+
+type Declared = { readonly agentName: string | undefined; readonly role: string | undefined };
+
+function contextOf(authInfo: { extra?: Record<string, unknown> } | undefined): RequestContext | undefined {
+  return authInfo?.extra?.context as RequestContext | undefined;
+}
+
+/** What the SDK's own schema finds wrong with a request it serves, in one line, or undefined. */
+function invalidForSdk(sdk: McpSdk, message: unknown): string | undefined {
+  const method = (message as { method?: unknown } | null)?.method;
+  const schema = typeof method === 'string' ? requestSchemaOf(sdk)[method] : undefined;
+  if (!schema || (message as { id?: unknown }).id === undefined) return undefined;
+  const parsed = schema.safeParse(message);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  return `${printable(method as string, 64)}: ${issue.path.map(String).join('.') || 'request'}: ${printable(issue.message.split('\n')[0]!, 200)}`;
+}
+
+type RequestSchema = { safeParse(value: unknown): { success: true } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } };
+
+function requestSchemaOf(sdk: McpSdk): Record<string, RequestSchema> {
+  const { InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema } = sdk.types;
+  return { initialize: InitializeRequestSchema, ping: PingRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema } as unknown as Record<string, RequestSchema>;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

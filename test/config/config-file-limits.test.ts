@@ -1,4 +1,6 @@
 /** The config file: bounded in size, read only when it is a regular file, parsed without harm whatever it holds. */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/config/config-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -22,6 +24,11 @@ describe('the config file', () => {
   it('that is not a regular file (a FIFO, /dev/zero) is refused without being read', () => {
     const config = load({}, [], { SVC_CONFIG_FILE: '/dev/zero' });
     expect(lines(config)).toEqual(['svc config error: svc.config.file (/dev/zero): not a regular file; file ignored']);
+    // Opening a FIFO without a writer would block start-up forever.
+    const fifo = join(tempDir({}), 'svc.yml');
+    execFileSync('mkfifo', [fifo]);
+    const fromFifo = load({}, [], { SVC_CONFIG_FILE: fifo });
+    expect(lines(fromFifo)).toEqual([`svc config error: svc.config.file (${fifo}): not a regular file; file ignored`]);
   });
 
   it('of 256 KiB of "{" (an OOM abort when errors were pretty-printed) is reported as invalid YAML', () => {

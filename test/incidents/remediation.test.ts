@@ -7,8 +7,8 @@ import { Remediation, RemediationRefused } from '../../src/incidents/remediation
 import { Verifier } from '../../src/incidents/verification.js';
 import { engineHarness } from '../support/engine-harness.js';
 
-const operator = { agentName: 'ops-bot', role: 'operator', permissions: new Set(['READ', 'DIAGNOSE', 'REMEDIATE'] as const), credential: 'token:ops-bot' };
-const alice = { ...operator, agentName: 'alice', credential: 'token:alice' };
+const operator = { agentName: 'ops-bot', role: 'operator', permissions: new Set(['READ', 'DIAGNOSE', 'REMEDIATE'] as const), credential: 'token:ops-bot', tokenAgent: 'ops-bot' };
+const alice = { ...operator, agentName: 'alice', credential: 'token:alice', tokenAgent: 'alice' };
 
 function refusal(outcome: unknown): string {
   return outcome instanceof RemediationRefused ? outcome.message : '';

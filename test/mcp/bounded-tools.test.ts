@@ -374,7 +374,7 @@ describe('every tool with a lot of state and long texts', () => {
     const executed = results.get('execute_remediation')!;
     expect(lineWith(executed.text, 'Result:')).toMatch(/ran 1 0123\d*… \[cut: 8192 characters in all\]$/);
     expect(lineWith(executed.text, 'Reason:')).toMatch(/because 0123\d*… \[cut: 8192 characters in all\]$/);
-    expect(lineWith(executed.text, 'By:')).toMatch(/agent 0123\d{118}… \[cut: 1000 characters in all\] \(operator\)$/);
+    expect(lineWith(executed.text, 'By:')).toMatch(/agent 0123\d{183}… \[cut: 1000 characters in all\] \(operator\)$/);
     expect((executed.structured as { message: string }).message).toMatch(/… \[cut: 8192 characters in all\]$/);
     expect(results.get('create_session')!.text).toContain('… [cut: 1000 characters in all] (operator)');
     expect(results.get('add_session_entry')!.text).toMatch(/ACTION by agent 0123\d*… \[cut: 1000 characters in all\] \(operator\)$/);

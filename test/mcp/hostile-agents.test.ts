@@ -153,6 +153,24 @@ describe('token guessing', () => {
   });
 });
 
+describe('token guessing by a token holder', () => {
+  it('buys one guess per address primed with a valid token, then the global budget holds', async () => {
+    harness = await mcpHarness();
+    const addresses = Array.from({ length: 50 }, (_, i) => `127.0.4.${i + 1}`);
+    for (const address of addresses) expect(await statusFrom(harness.url, address, TOKENS.triage)).not.toBe(401);
+    let evaluated = 0;
+    const seconds = 60;
+    for (let second = 0; second < seconds; second++) {
+      const statuses = await Promise.all(addresses.map((address) => statusFrom(harness!.url, address, `guess-${second}-${address}`)));
+      evaluated += statuses.filter((s) => s === 401).length;
+      harness.clock.advance(1000);
+    }
+    console.log(`token guessing from 50 primed addresses: ${evaluated} guesses evaluated in ${seconds} s of clock`);
+    // One per primed address, the global burst of 60, then one a second.
+    expect(evaluated).toBeLessThanOrEqual(50 + 60 + seconds);
+  });
+});
+
 describe('ids', () => {
   it('differ between two runs of the process', () => {
     const script = `import('${ROOT}dist/incidents/id-sequence.js').then((m) => console.log(new m.IdSequence('SES').next()))`;
@@ -201,6 +219,32 @@ describe('protocol edges', () => {
       });
       expect(status, chunked ? 'chunked' : 'content-length').toBe(413);
     }
+  });
+
+  it('answers params the SDK\'s schema refuses with -32602 in one line, for every method it serves', async () => {
+    harness = await mcpHarness();
+    const lead = await harness.connect(TOKENS.lead);
+    const session = sessionOf(lead);
+    for (const [method, params] of [
+      ['tools/list', { cursor: 5 }],
+      ['tools/call', { name: 'get_service_health', _meta: { progressToken: {} } }],
+      ['ping', { _meta: { progressToken: [] } }],
+      ['x'.repeat(3000), 5],
+    ] as const) {
+      const { json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 4, method, params }, session);
+      expect(json.error?.code, JSON.stringify(json)).toBe(-32602);
+      expect(json.error!.message).not.toContain('\n');
+      expect(json.error!.message.length).toBeLessThan(400);
+    }
+  });
+
+  it('applies a declared name once: _meta names the agent of a call over the headers', async () => {
+    harness = await mcpHarness();
+    harness.request('/orders/:id', 20);
+    const ops = await harness.connect(TOKENS.ops, { 'x-agent-name': 'from-header' });
+    await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'r' }, { agentName: 'from-meta' });
+    await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'r' });
+    expect(harness.services.audit.recent().map((e) => e.agentName)).toEqual(['ops-bot/from-header', 'ops-bot/from-meta']);
   });
 
   it('checks argument names as own properties: constructor or toString are unknown arguments', async () => {

@@ -44,7 +44,7 @@ export function serviceWithTools(yaml = '') {
   const config = configOf(yaml);
   const metadata = new ServiceMetadata(config, newRegistry());
   const services = toolServices(config, harness.engine, metadata);
-  const caller = { agentName: 'ops-bot', role: 'operator', permissions: new Set(['READ', 'DIAGNOSE', 'REMEDIATE'] as const), credential: 'token:ops-bot' };
+  const caller = { agentName: 'ops-bot', role: 'operator', permissions: new Set(['READ', 'DIAGNOSE', 'REMEDIATE'] as const), credential: 'token:ops-bot', tokenAgent: 'ops-bot' };
   const context: ToolContext = { caller, services };
   const tracer = new TracerProvider({ spanProcessors: [harness.engine.createSpanProcessor()] }).getTracer('large-state');
   return {
@@ -122,7 +122,7 @@ export function withTrailAndSession(h: ReturnType<typeof serviceWithTools>) {
     });
     h.clock.advance(10);
   }
-  const session = h.services.sessions.create('INC-20260101-0001', 'ops-bot');
+  const session = h.services.sessions.create('INC-20260101-0001', 'ops-bot', 'token:ops-bot');
   for (let i = 0; i < SESSION_ENTRIES; i++) {
     h.services.sessions.add(session.id, { type: i % 4 === 0 ? 'DIAGNOSIS' : 'OBSERVATION', agentName: 'triage-bot', role: 'diagnostician', content: longText(`entry ${i}\nline two`, LONG) });
     h.clock.advance(10);

@@ -16,7 +16,7 @@ export function toolHarness(options: Omit<EngineOptions, 'clock' | 'emit'> = {})
   const harness = engineHarness({ serviceName: 'checkout', ...options });
   const metadata = new ServiceMetadata(new ResolvedConfig([]), newRegistry());
   const context: ToolContext = {
-    caller: { agentName: 't', role: 'observer', permissions: new Set(['READ']), credential: 'test' },
+    caller: { agentName: 't', role: 'observer', permissions: new Set(['READ']), credential: 'token:t', tokenAgent: 't' },
     // The reporting tools read only the engine and the metadata.
     services: { engine: harness.engine, metadata } as ToolServices,
   };

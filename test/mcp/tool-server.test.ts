@@ -157,11 +157,12 @@ describe('remediation with approval', () => {
 
     // The operator cannot approve its own request; an early use is refused.
     expect((await harness.call(ops, 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'self' })).text).toContain('this credential may not approve');
+    const observerView = async () => (await harness!.call(await harness!.connect(TOKENS.watch), 'get_recent_agent_actions')).text;
     expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: approvalId! })).text).toContain('is not approved yet');
 
     const alice = await harness.connect(TOKENS.alice);
     const pending = await harness.call(alice, 'list_remediation_actions', { operation_name: 'GET /orders/:id' });
-    expect(pending.text).toContain(`approve:${approvalId}  [approval]\n    Approve ${action}, requested by ops-bot, open until`);
+    expect(pending.text).toContain(`approve:${approvalId}  [approval]\n    Approve ${action}, requested by ops-bot because "new code path", open until`);
     expect((await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/:id' })).text).not.toContain('approve:');
     const approved = await harness.call(alice, 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'checked the deploy' });
     expect(approved.isError, approved.text).toBeFalsy();
@@ -185,6 +186,9 @@ describe('remediation with approval', () => {
     expect(seenByApprover).toContain(`SUCCESS approve:${approvalId} by alice (operator)`);
     expect(seenByApprover).toMatch(/by lead \(admin\); reason: again; approval: approved \(own credential\)/);
     expect(seenByApprover).toMatch(/REFUSED approve:.* by ops-bot \(operator\).*this credential may not approve/);
+    // A refused approval by an approver is not shown with the approver's name either.
+    await harness.call(alice, 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'late' });
+    expect(await observerView()).not.toContain('alice');
   });
 
   it('expires an approval after svc.mcp.approval-ttl', async () => {

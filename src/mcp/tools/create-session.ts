@@ -18,7 +18,7 @@ export const createSession: ToolDefinition = {
       const open = services.incidents.openIncidents().map((i) => `${i.id} (${shownName(i.operation, 120)})`);
       throw new ToolError(`unknown incident "${shownName(args.incident_id!, 64)}"; open incidents: ${listSome(open, 10)}`);
     }
-    const session = services.sessions.create(incident.id, caller.agentName);
+    const session = services.sessions.create(incident.id, caller.agentName, caller.credential);
     return textResult(
       ['SESSION CREATED', ...fields([
         ['Session', session.id],

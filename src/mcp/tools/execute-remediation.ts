@@ -6,6 +6,7 @@
   * long) and the reason are cut at 1/16 of `svc.mcp.max-output-bytes`, names at 256 characters
   * (agents' at 128), in the text and the structured content.
   */
+import { APPROVE_PREFIX } from '../../incidents/approvals.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { RemediationRefused } from '../../incidents/remediation.js';
 import { cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, shownName } from '../bounded-output.js';
@@ -40,7 +41,7 @@ export const executeRemediation: ToolDefinition = {
           ['Reason', cutField(args.reason!, chars)],
           ['Approval', approvalText(result.audit, services.remediation.approvals.mayApprove(caller))],
           ['At', isoTime(result.audit.timestamp)],
-          ['Verify', `call verify_remediation_effect("${action}") in ${Math.round(services.verifier.delayMs / 1000)}s`],
+          ...(args.action_name!.startsWith(APPROVE_PREFIX) ? [] : ([['Verify', `call verify_remediation_effect("${action}") in ${Math.round(services.verifier.delayMs / 1000)}s`]] as const)),
         ]),
       ].join('\n');
       return { ...textResult(text, { action, outcome: result.outcome, message }), isError: result.outcome !== 'success' };

@@ -12,7 +12,7 @@
  */
 import { byteLength, callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
 import { blocks, section } from '../text-layout.js';
-import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
+import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 
 export const listRemediationActions: ToolDefinition = {
@@ -21,7 +21,7 @@ export const listRemediationActions: ToolDefinition = {
   description:
     'Lists the remediation actions available for an operation: built-ins that act in-process (fallback flag, circuit breakers, baseline reset, escalation) and the app\'s own actions, each with its exact name for execute_remediation and whether it needs approval. A long list is paged: its last line names the call for the next page.',
   permission: 'REMEDIATE',
-  parameters: { operation_name: { type: 'string', description: 'Operation name, e.g. "GET /orders/{id}"' }, page: PAGE },
+  parameters: { operation_name: OPERATION_NAME, page: PAGE },
   required: ['operation_name'],
   annotations: READ_ONLY,
   handler(args, { services, caller }) {
