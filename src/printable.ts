@@ -33,7 +33,7 @@ function escapeAndCut(text: string, max: number, quote: boolean): { text: string
 
 /**
  * `text` with unprintable characters escaped, cut to `max` characters (`abc… (1048576 characters,
- * cut)`). Printable text that fits is returned as is, so applying it twice changes nothing.
+ * cut)`). Printable text that fits is returned as is.
  */
 export function printable(text: string, max: number = VALUE_CHARS): string {
   if (text.length <= max && !UNPRINTABLE.test(text)) return text;

@@ -6,7 +6,8 @@
  */
 import { formatProblem } from '../config/config-source.js';
 import { loadConfig } from '../config/load-config.js';
-import { agentStateCeiling, ceilingLimitsFromConfig, formatBytes } from '../mcp/agent-state-ceiling.js';
+import { agentStateCeiling, ceilingLimitsFromConfig } from '../mcp/agent-state-ceiling.js';
+import { formatBytes } from '../memory-size.js';
 import { printable, printableValue } from '../printable.js';
 import { isSecretPath } from '../config/schema.js';
 

@@ -3,6 +3,7 @@
  * together, switch analysis off without a word or make svc hold more memory than a host expects.
  * A broken rule replaces one key's value and says so.
  */
+import { formatBytes } from '../memory-size.js';
 
 export interface Correction {
   /** The key whose value is replaced. */
@@ -23,10 +24,6 @@ export const ANALYSIS_BUDGET_BYTES = 256 * 1024 * 1024;
  */
 export function analysisBytesPerOperation(rollingWindowSize: number, recentWindowSize: number, historyMinutes: number): number {
   return 24 * rollingWindowSize + 16 * recentWindowSize + 450 * historyMinutes + 4096;
-}
-
-function size(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KiB` : `${Math.round(bytes / 1024 / 1024)} MiB`;
 }
 
 /** At most `limit`: a minimum count that a window can never reach would never let its check run. */
@@ -58,8 +55,8 @@ export function crossKeyCorrections(get: (path: string) => number, defaultOf: (p
       path: 'limits.max-operations',
       value: fit,
       message:
-        `${operations} operations may hold up to ${size(operations * each)} of analysis state (${size(each)} each with svc.baselines.rolling-window-size ${window}, ` +
-        `svc.patterns.recent-window-size ${recent}, svc.limits.history-minutes ${history}), more than the ${size(ANALYSIS_BUDGET_BYTES)} svc allows itself; ` +
+        `${operations} operations may hold up to ${formatBytes(operations * each)} of analysis state (${formatBytes(each)} each with svc.baselines.rolling-window-size ${window}, ` +
+        `svc.patterns.recent-window-size ${recent}, svc.limits.history-minutes ${history}), more than the ${formatBytes(ANALYSIS_BUDGET_BYTES)} svc allows itself; ` +
         `accepted with these sizes: an integer from 1 to ${fit}; using ${fit}`,
     });
   }

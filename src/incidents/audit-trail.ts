@@ -2,10 +2,11 @@
  * The audit trail of agent actions: who (agent and role), what (action and target), why (reason),
  * approval, result, when. Bounded, newest last: at most `capacity` entries (the oldest is evicted,
  * counted), each with bounded strings (the tool server bounds what agents send; a result message
- * from the app's own handler is cut to MAX_DETAIL_LENGTH here, saying so).
+ * from the app's own handler is made printable and cut to MAX_DETAIL_LENGTH here, saying so).
  * get_recent_agent_actions reads it so several agents do not remediate the same thing twice.
  */
 import type { Clock } from '../analysis/clock.js';
+import { printable } from '../printable.js';
 
 export type ApprovalState = 'not_required' | 'approved' | 'missing';
 export type ActionOutcome = 'success' | 'failed' | 'refused';
@@ -38,8 +39,7 @@ export class AuditTrail {
   ) {}
 
   record(entry: Omit<AuditEntry, 'timestamp'>): AuditEntry {
-    const detail = entry.detail.length > MAX_DETAIL_LENGTH ? `${entry.detail.slice(0, MAX_DETAIL_LENGTH)}... (${entry.detail.length} characters, cut)` : entry.detail;
-    const full = Object.freeze({ ...entry, detail, timestamp: this.clock.now() });
+    const full = Object.freeze({ ...entry, detail: printable(entry.detail, MAX_DETAIL_LENGTH), timestamp: this.clock.now() });
     this.entries.push(full);
     if (this.entries.length > this.capacity) {
       this.entries.shift();

@@ -10,6 +10,7 @@
  * tool server (src/mcp/input-limits.ts).
  */
 import type { Clock } from '../analysis/clock.js';
+import { recordBytes } from '../memory-size.js';
 import { IdSequence } from './id-sequence.js';
 
 export const SESSION_ENTRY_TYPES = ['OBSERVATION', 'DIAGNOSIS', 'ACTION', 'RECOMMENDATION'] as const;
@@ -37,16 +38,6 @@ export interface SessionLimits {
   readonly maxPerCredential: number;
   readonly maxEntries: number;
   readonly maxBytes: number;
-}
-
-/** What an object with its fields costs beyond its strings' characters (measured: about 120 B). */
-export const RECORD_OVERHEAD_BYTES = 160;
-
-/** Bytes a set of strings takes at most: two per UTF-16 code unit, plus the record around them. */
-export function recordBytes(...strings: readonly string[]): number {
-  let chars = 0;
-  for (const s of strings) chars += s.length;
-  return RECORD_OVERHEAD_BYTES + 2 * chars;
 }
 
 export class SessionFullError extends Error {}

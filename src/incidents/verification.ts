@@ -48,6 +48,8 @@ export const SAMPLES_SINCE = 1000;
 
 export class Verifier {
   private readonly pending = new Map<string, Pending>();
+  /** Pending verifications dropped to keep MAX_PENDING. */
+  evicted = 0;
 
   constructor(
     private readonly engine: Engine,
@@ -68,6 +70,7 @@ export class Verifier {
       const oldest = this.pending.keys().next().value!;
       this.pending.get(oldest)!.stop();
       this.pending.delete(oldest);
+      this.evicted++;
     }
     const since = new RollingWindow(SAMPLES_SINCE);
     const stop = this.engine.onObservation((observed, latencyMs, isError) => {

@@ -3,6 +3,8 @@ export const MAX_CALLERS = 1000;
 
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** Callers whose bucket was dropped to keep MAX_CALLERS; each starts full again. */
+  evicted = 0;
 
   constructor(
     private readonly perMinute: number,
@@ -31,7 +33,10 @@ export class RateLimiter {
     const now = this.now();
     let bucket = this.buckets.get(caller);
     if (!bucket) {
-      if (this.buckets.size >= MAX_CALLERS) this.buckets.delete(this.buckets.keys().next().value!);
+      if (this.buckets.size >= MAX_CALLERS) {
+        this.buckets.delete(this.buckets.keys().next().value!);
+        this.evicted++;
+      }
       this.buckets.set(caller, (bucket = { tokens: this.perMinute, at: now }));
     }
     bucket.tokens = Math.min(this.perMinute, bucket.tokens + ((now - bucket.at) / 60_000) * this.perMinute);

@@ -70,6 +70,8 @@ export class ToolServer {
   private readonly sessions = new Map<string, McpSession>();
   private readonly limiter: RateLimiter;
   private readonly authFailures: AuthFailureLimiter;
+  /** MCP sessions closed to keep a credential within its cap. */
+  closedSessions = 0;
   private readonly unsubscribe: () => void;
   private boundPort = 0;
 
@@ -263,6 +265,7 @@ export class ToolServer {
     const own = [...this.sessions.entries()].filter(([, s]) => s.owner === owner).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
     for (const [id, session] of own.slice(0, Math.max(0, own.length - (this.options.maxSessionsPerCredential ?? 10)))) {
       this.sessions.delete(id);
+      this.closedSessions++;
       void session.transport.close().catch(() => undefined);
     }
   }

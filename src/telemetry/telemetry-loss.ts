@@ -9,6 +9,7 @@
  * dropped item, never per delivered span or log record.
  */
 import type { Clock } from '../analysis/clock.js';
+import { printable } from '../printable.js';
 
 export type TelemetrySignal = 'traces' | 'logs';
 
@@ -29,7 +30,7 @@ export function describeDuration(ms: number): string {
 /** The error's message on one line, bounded: exporter errors carry no request headers. */
 function errorText(error: unknown): string {
   const text = (error instanceof Error ? error.message || error.name : String(error ?? '')).replace(/\s+/g, ' ').trim() || 'unknown error';
-  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}...` : text;
+  return printable(text, MAX_ERROR_LENGTH);
 }
 
 /** What one signal lost on its way to one endpoint. The exporter wrapper and the drop counter call it. */

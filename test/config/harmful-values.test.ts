@@ -127,7 +127,7 @@ describe('rules between keys', () => {
   it('windows and history so large that max-operations of them pass 256 MiB: fewer operations are tracked, and the line says how many', () => {
     const config = load({}, ['-Dsvc.baselines.rolling-window-size=10000', '-Dsvc.limits.history-minutes=1440']);
     expect(lines(config)).toEqual([
-      'svc config error: svc.limits.max-operations (default): 1000 operations may hold up to 851 MiB of analysis state (872 KiB each with svc.baselines.rolling-window-size 10000, svc.patterns.recent-window-size 20, svc.limits.history-minutes 1440), more than the 256 MiB svc allows itself; accepted with these sizes: an integer from 1 to 300; using 300',
+      'svc config error: svc.limits.max-operations (default): 1000 operations may hold up to 851.1 MiB of analysis state (871.5 KiB each with svc.baselines.rolling-window-size 10000, svc.patterns.recent-window-size 20, svc.limits.history-minutes 1440), more than the 256.0 MiB svc allows itself; accepted with these sizes: an integer from 1 to 300; using 300',
     ]);
     expect(config.get('limits.max-operations')).toBe(300);
     expect(load({}).problems).toEqual([]);

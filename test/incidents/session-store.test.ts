@@ -1,7 +1,8 @@
 /** SessionStore: bounded in entries per session, in sessions and in bytes, evicting the oldest. */
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { recordBytes, SessionFullError, SessionStore } from '../../src/incidents/session-store.js';
+import { SessionFullError, SessionStore } from '../../src/incidents/session-store.js';
+import { recordBytes } from '../../src/memory-size.js';
 
 const entry = (content: string) => ({ type: 'OBSERVATION' as const, agentName: 'bot', role: 'diagnostician', content });
 

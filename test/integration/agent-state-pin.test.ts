@@ -10,7 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { agentStateCeiling, ceilingLimitsFromConfig, formatBytes } from '../../src/mcp/agent-state-ceiling.js';
+import { agentStateCeiling, ceilingLimitsFromConfig } from '../../src/mcp/agent-state-ceiling.js';
+import { formatBytes } from '../../src/memory-size.js';
 import { INPUT_LIMITS } from '../../src/mcp/input-limits.js';
 import { freePort, ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
 

@@ -91,7 +91,7 @@ describe('TelemetryLoss', () => {
     batch(logs, 1, new Error('Service Unavailable'));
     tick();
     expect(lines.slice(1)).toEqual([
-      `logs export to ${LOGS} failed: ${'x'.repeat(200)}... (2 log records lost); further failures are counted and reported every 5 min`,
+      `logs export to ${LOGS} failed: ${'x'.repeat(200)}… (309 characters, cut) (2 log records lost); further failures are counted and reported every 5 min`,
       `telemetry lost in the last 5 min: logs to ${LOGS}: 1 of 1 batches failed (1 log record, last error: Service Unavailable)`,
     ]);
   });

@@ -3,6 +3,7 @@ import { shownName } from '../bounded-output.js';
 import { fields, isoTime, ms } from '../text-layout.js';
 import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { INPUT_LIMITS } from '../input-limits.js';
+import { MAX_PENDING } from '../../incidents/verification.js';
 
 export const verifyRemediationEffect: ToolDefinition = {
   name: 'verify_remediation_effect',
@@ -16,7 +17,10 @@ export const verifyRemediationEffect: ToolDefinition = {
   handler(args, { services }) {
     const verification = services.verifier.verify(args.action_name!);
     const action = shownName(args.action_name!);
-    if (verification.state === 'unknown') throw new ToolError(`no execution of "${action}" to verify; execute it with execute_remediation first (see get_recent_agent_actions)`);
+    if (verification.state === 'unknown') {
+      const evicted = services.verifier.evicted ? ` (${services.verifier.evicted} older ones were dropped: at most ${MAX_PENDING} actions await verification)` : '';
+      throw new ToolError(`no execution of "${action}" to verify${evicted}; execute it with execute_remediation first (see get_recent_agent_actions)`);
+    }
     if (verification.state === 'wait') {
       const seconds = Math.ceil(verification.waitMs / 1000);
       return { text: `Action: ${action}\nToo early to verify: executed at ${isoTime(verification.executedAt)}; call again in ${seconds}s.`, isError: true };
