@@ -41,6 +41,11 @@ export function printable(text: string, max: number = VALUE_CHARS): string {
   return cut ? `${shown}… (${text.length} characters, cut)` : shown;
 }
 
+/** `text` with unprintable characters escaped, whole. */
+export function escapeUnprintable(text: string): string {
+  return UNPRINTABLE.test(text) ? escapeAndCut(text, Number.POSITIVE_INFINITY, false).text : text;
+}
+
 /** Whether `text` holds a character `printable` would escape. */
 export function hasControlCharacters(text: string): boolean {
   return UNPRINTABLE.test(text);

@@ -149,7 +149,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'agentic.agents.*.cost-budget-usd', type: numberType(0, 1_000_000), default: 0, doc: 'Cost budget in USD; 0 is unlimited' },
 
   { path: 'mcp.enabled', type: booleanType, default: true, doc: 'Run the MCP tool server' },
-  { path: 'mcp.host', type: textType(253), default: '127.0.0.1', doc: 'Bind address; a non-loopback address requires tokens' },
+  { path: 'mcp.host', type: textType(253, { nonEmpty: true }), default: '127.0.0.1', doc: 'Bind address; a non-loopback address requires tokens (an empty one would bind every interface)' },
   { path: 'mcp.port', type: integerType(0, 65535), default: 7070, doc: 'Port; 0 picks a free port (the URL is logged)' },
   { path: 'mcp.anonymous-role', type: stringType, default: 'diagnostician', doc: 'Role of callers without a token (loopback only)' },
   { path: 'mcp.approvers', type: stringListType(100), default: [], doc: 'Token agent names (svc.mcp.tokens.<agent>) whose credential may approve actions needing approval, besides callers whose role grants ADMIN' },

@@ -100,15 +100,16 @@ export function fractionType(allowUnset = false): ValueType<number> {
 export const TEXT_CHARS = 1024;
 
 /** A string of at most `maxLength` characters; longer ones are refused, never cut. */
-export function textType(maxLength: number): ValueType<string> {
+export function textType(maxLength: number, options: { nonEmpty?: boolean } = {}): ValueType<string> {
   return {
-    accepts: `a string of at most ${maxLength} characters`,
+    accepts: options.nonEmpty ? `a non-empty string of at most ${maxLength} characters` : `a string of at most ${maxLength} characters`,
     kind: 'string',
     max: maxLength,
     parse(raw) {
       const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : undefined;
       if (text === undefined) throw new ValueError(raw, 'is not a string');
       if (text.length > maxLength) throw new ValueError(raw, `is longer than ${maxLength} characters`);
+      if (options.nonEmpty && text.trim() === '') throw new ValueError(raw, 'is empty');
       return text;
     },
   };

@@ -97,7 +97,8 @@ export class Approvals {
     const request = this.requests.get(id);
     // The id is not echoed: it may be a name typed where an approval id belongs.
     const evicted = this.evicted ? ` (${this.evicted} requests were dropped so far: a credential keeps at most ${this.maxPerCredential} open)` : '';
-    if (!request) throw new ApprovalError(`approved_by names no open approval: approvals are APR-... ids, valid for ${Math.round(this.ttlMs / 60_000)} min and used once${evicted}; execute the action without approved_by to request a new one`);
+    const valid = this.ttlMs >= 60_000 ? `${Math.round(this.ttlMs / 60_000)} min` : `${Math.round(this.ttlMs / 1000)} s`;
+    if (!request) throw new ApprovalError(`approved_by names no open approval: approvals are APR-... ids, valid for ${valid} and used once${evicted}; execute the action without approved_by to request a new one`);
     return request;
   }
 

@@ -141,7 +141,8 @@ export class Remediation {
   /** Runs an action for a caller; refusals throw RemediationRefused after being audited. */
   async execute(name: string, reason: string, approvedBy: string | undefined, caller: CallerIdentity): Promise<ExecutionResult> {
     const base = { agentName: caller.agentName, role: caller.role, action: name, reason, approvedBy: undefined, approver: undefined };
-    if (name.startsWith(APPROVE_PREFIX)) return this.approve(name.slice(APPROVE_PREFIX.length), base, caller);
+    // An approver's own acts name them as the approver, so they can be kept from callers who cannot approve.
+    if (name.startsWith(APPROVE_PREFIX)) return this.approve(name.slice(APPROVE_PREFIX.length), { ...base, approver: this.approvals.mayApprove(caller) ? caller.agentName : undefined }, caller);
     let described: ReturnType<Remediation['describe']>;
     try {
       described = this.describe(name);

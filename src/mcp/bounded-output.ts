@@ -19,6 +19,7 @@
 import { ToolError, type ToolResult } from './tool-definition.js';
 import type { ToolServices } from './tool-services.js';
 import { STORED_AGENT_NAME } from './input-limits.js';
+import { escapeUnprintable } from '../printable.js';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 8192;
 /** The smallest bound the configuration accepts (svc.mcp.max-output-bytes). */
@@ -64,7 +65,7 @@ export function cutBlock(text: string, maxChars: number): string {
 
 /** A one-line field: newlines become spaces, and text beyond `maxChars` is cut with a marker. */
 export function cutField(text: string, maxChars: number): string {
-  return cutBlock(text.replace(/\s*[\r\n]+\s*/g, ' '), maxChars);
+  return cutBlock(escapeUnprintable(text.replace(/\s*[\r\n]+\s*/g, ' ')), maxChars);
 }
 
 /** A name shown in a line: one line, at most MAX_NAME_CHARS characters. */

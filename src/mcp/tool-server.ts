@@ -56,6 +56,10 @@ export function isLoopback(host: string): boolean {
 const WILDCARD = new Set(['0.0.0.0', '::']);
 /** An oversized body is drained up to this multiple of the limit, then the connection is cut. */
 const DRAIN_FACTOR = 16;
+/** Open connections to the tool server (agents' SSE streams included); more are refused. */
+export const MAX_CONNECTIONS = 256;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 interface McpSession {
   readonly server: Server;
@@ -96,7 +100,9 @@ export class ToolServer {
   }
 
   async start(): Promise<string> {
-    const http = createServer((req, res) => {
+    // Connections cost the app file descriptors: bounded in number, and one that sends no request
+    // in time is closed, whoever opens it, before any credential is checked.
+    const http = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
       this.handle(req, res).catch((error: unknown) => {
         reportError('tool server request', error);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error' }));
@@ -112,6 +118,7 @@ export class ToolServer {
     http.on('error', (error) => reportError('tool server', error));
     // The tool server alone never keeps the process alive (nor do agents' open streams): the app decides when it ends.
     http.unref();
+    http.maxConnections = MAX_CONNECTIONS;
     http.on('connection', (socket) => socket.unref());
     this.http = http;
     this.boundPort = (http.address() as AddressInfo).port;
@@ -192,11 +199,10 @@ export class ToolServer {
       } catch {
         return this.refuse(res, 400, 'the request body is not JSON', {}, -32700);
       }
-      const sdk = await loadMcpSdk();
-      for (const request of Array.isArray(message) ? message : [message]) {
-        const malformed = malformedParams(request) ?? invalidForSdk(sdk, request);
-        if (malformed !== undefined) return this.answerError(res, requestId(request), INVALID_PARAMS, malformed);
-      }
+      // Batches would carry up to 100 calls through one rate-limited request; MCP 2025-06-18 removed them.
+      if (Array.isArray(message)) return this.refuse(res, 400, 'JSON-RPC batches are not supported: send one message per request', {}, -32600);
+      const malformed = malformedParams(message) ?? invalidForSdk(await loadMcpSdk(), message);
+      if (malformed !== undefined) return this.answerError(res, requestId(message), INVALID_PARAMS, malformed);
     }
     if (existing) {
       existing.lastUsed = this.now();

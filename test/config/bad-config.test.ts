@@ -12,6 +12,12 @@ function load(files: Record<string, string>, args: string[] = [], env: Record<st
 }
 
 describe('bad configuration', () => {
+  it('an empty svc.mcp.host (which would bind every interface) is refused for the loopback default', () => {
+    const config = load({}, [], { SVC_MCP_HOST: ' ' });
+    expect(config.get('mcp.host')).toBe('127.0.0.1');
+    expect(config.problems.map(formatProblem)).toEqual(['svc config error: svc.mcp.host (SVC_MCP_HOST): " " is empty; accepted: a non-empty string of at most 253 characters; using the default "127.0.0.1"']);
+  });
+
   it('invalid YAML: names file:line, ignores the file, keeps the defaults', () => {
     const config = load({ 'svc.yml': 'svc:\n  topology:\n    team: ok\n   tier: [critical\n' });
     const [problem] = config.errors();

@@ -62,7 +62,8 @@ describe('schema bounds', () => {
       const { config } = loadConfig({ cwd: tempDir(), args: scalar ? [] : [`-Dsvc.${concrete(spec)}=${raw}`], env: scalar ? { [envName(spec.path)]: raw } : {} });
       const line = config.problems.map(formatProblem).find((l) => l.startsWith(`svc config error: svc.${concrete(spec)} (`));
       const shown = isSecretPath(spec.path) ? 'the value (not shown: values under svc.mcp.tokens are never printed)' : `(${spec.type.max! + 1} characters, cut)`;
-      expect(line, spec.path).toContain(`${shown} is longer than ${spec.type.max} characters; accepted: a string of at most ${spec.type.max} characters`);
+      expect(line, spec.path).toContain(`${shown} is longer than ${spec.type.max} characters; accepted: ${spec.type.accepts}`);
+      expect(spec.type.accepts).toMatch(new RegExp(`^a (non-empty )?string of at most ${spec.type.max} characters$`));
     }
   });
 });

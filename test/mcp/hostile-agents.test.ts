@@ -5,9 +5,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/fixture-app.js';
+import { MAX_CONNECTIONS } from '../../src/mcp/tool-server.js';
 import { mcpHarness, TOKENS } from '../support/mcp-harness.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
@@ -245,6 +247,31 @@ describe('protocol edges', () => {
     await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'r' }, { agentName: 'from-meta' });
     await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'r' });
     expect(harness.services.audit.recent().map((e) => e.agentName)).toEqual(['ops-bot/from-header', 'ops-bot/from-meta']);
+  });
+
+  it('refuses JSON-RPC batches, which would carry 100 calls through one rate-limited request', async () => {
+    harness = await mcpHarness('', { rateLimitPerMinute: 5 });
+    const lead = await harness.connect(TOKENS.lead);
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_service_health', arguments: {} } });
+    const { status, json } = await post(harness.url, TOKENS.lead, Array.from({ length: 100 }, (_, i) => call(i)), sessionOf(lead));
+    expect(status).toBe(400);
+    expect(json.error).toEqual({ code: -32600, message: 'JSON-RPC batches are not supported: send one message per request' });
+  });
+
+  it('keeps at most MAX_CONNECTIONS connections open, so idle ones cannot take the app\'s file descriptors', async () => {
+    harness = await mcpHarness();
+    const url = new URL(harness.url);
+    const sockets: Socket[] = [];
+    let closed = 0;
+    for (let i = 0; i < MAX_CONNECTIONS + 40; i++) {
+      const socket = connect(Number(url.port), url.hostname);
+      socket.on('close', () => closed++);
+      socket.on('error', () => undefined);
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\n`);
+      sockets.push(socket);
+    }
+    await expect.poll(() => closed).toBe(40);
+    for (const socket of sockets) socket.destroy();
   });
 
   it('checks argument names as own properties: constructor or toString are unknown arguments', async () => {

@@ -33,7 +33,7 @@ export const getRecentAgentActions: ToolDefinition = {
     const chars = fieldChars(maxBytes);
     const mayApprove = services.remediation.approvals.mayApprove(caller);
     const agent = (e: AuditEntry) =>
-      !mayApprove && e.action.startsWith(APPROVE_PREFIX) ? 'an approver' : `${shownName(e.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(e.role, MAX_AGENT_NAME_CHARS)})`;
+      !mayApprove && e.approver !== undefined && e.action.startsWith(APPROVE_PREFIX) ? 'an approver' : `${shownName(e.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(e.role, MAX_AGENT_NAME_CHARS)})`;
     const lines = entries.map(
       (e) => `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${agent(e)}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
     );
