@@ -12,7 +12,7 @@
  * - JSON answers are paged the same way: their arrays are cut to fit, and `page`, `pages`,
  *   `leftOut` (per array, the items not on this page) and `nextPage` (null on the last) say so.
  * - Long single fields (a session entry, a reason, a result message, a name) are cut in display
- *   with a marker `… [cut: 8192 characters in all]`.
+ *   with a marker `… (8192 characters, cut)`.
  * - Last resort, for every tool result (custom tools too): text beyond the bound is cut with a
  *   marker; structured content beyond it is left out with a note in the text.
  */
@@ -29,15 +29,9 @@ export const MAX_NAME_CHARS = 256;
 /** Agent names shown in lines (session entries, the audit trail, echoes of the caller). */
 export const MAX_AGENT_NAME_CHARS = STORED_AGENT_NAME;
 
-/** The configured bound, `svc.mcp.max-output-bytes` (default 8192). */
-export function maxOutputBytes(services: Partial<Pick<ToolServices, 'metadata'>>): number {
-  let value: unknown;
-  try {
-    value = services.metadata?.config.get<number>('mcp.max-output-bytes');
-  } catch {
-    value = undefined;
-  }
-  return typeof value === 'number' && Number.isFinite(value) && value >= MIN_OUTPUT_BYTES ? Math.floor(value) : DEFAULT_MAX_OUTPUT_BYTES;
+/** The configured bound, `svc.mcp.max-output-bytes` (default 8192), resolved once with the services. */
+export function maxOutputBytes(services: Partial<Pick<ToolServices, 'maxOutputBytes'>>): number {
+  return services.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
 }
 
 export function byteLength(text: string): number {
@@ -60,7 +54,7 @@ export function cutBlock(text: string, maxChars: number): string {
   let end = maxChars;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--; // do not split a surrogate pair
-  return `${text.slice(0, end)}… [cut: ${text.length} characters in all]`;
+  return `${text.slice(0, end)}… (${text.length} characters, cut)`;
 }
 
 /** A one-line field: newlines become spaces, and text beyond `maxChars` is cut with a marker. */

@@ -45,7 +45,7 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     maxHistory: config.get('limits.max-incidents'),
   });
   const sessions = new SessionStore(engine.clock, { maxSessions: config.get('limits.max-sessions'), maxPerCredential: config.get('limits.max-sessions-per-credential'), maxEntries: config.get('limits.max-session-entries'), maxBytes: config.get('limits.max-session-bytes') });
-  return { engine, metadata, incidents, remediation, audit, sessions, verifier };
+  return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes') };
 }
 
 export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): Promise<ToolServer> {

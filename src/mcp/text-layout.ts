@@ -92,11 +92,6 @@ export function listSome(items: readonly string[], limit = 5): string {
   return items.length > limit ? `${shown} and ${items.length - limit} more` : shown;
 }
 
-/** Cuts text longer than `max` characters, marking the cut with `...`. */
-export function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 3)}...`;
-}
-
 /** `12.5/min`: a rate per minute. */
 export function perMinute(value: number | undefined): string {
   return value === undefined || Number.isNaN(value) ? 'n/a' : `${value.toFixed(1)}/min`;

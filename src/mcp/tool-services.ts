@@ -15,4 +15,6 @@ export interface ToolServices {
   readonly audit: AuditTrail;
   readonly sessions: SessionStore;
   readonly verifier: Verifier;
+  /** `svc.mcp.max-output-bytes`: the most text (and structured content) a tool answers with. */
+  readonly maxOutputBytes: number;
 }

@@ -94,6 +94,6 @@ it('keeps what agents can make it hold under the stated ceiling', async () => {
   // What stays after garbage collection is what svc holds. RSS is printed, not judged: it keeps
   // V8's and the allocator's high-water mark of the flood's transient garbage (docs/mcp.md "Limits").
   expect(heapGrowth).toBeLessThan(ceiling);
-  // The trail kept its newest entries and the sessions their newest.
+  // The trail kept its newest entries.
   expect((await agents[0]!('get_recent_agent_actions', {})).text).toContain('escalate:GET /orders/{id}');
 }, 120_000);

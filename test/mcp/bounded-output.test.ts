@@ -23,6 +23,8 @@ import { ToolError } from '../../src/mcp/tool-definition.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import { newRegistry } from '../support/registry.js';
 import { configOf } from './large-state.js';
+import { toolServices } from '../../src/mcp/start-tool-server.js';
+import { engineHarness } from '../support/engine-harness.js';
 
 describe('planPages', () => {
   it('fills each page with the next item of each list in turn, and every item lands on exactly one page', () => {
@@ -62,14 +64,14 @@ describe('planPages', () => {
 describe('cuts', () => {
   it('cuts fields with a marker giving the full length, on one line', () => {
     expect(cutField('a\nb', 10)).toBe('a b');
-    expect(cutField('x'.repeat(20), 5)).toBe('xxxxx… [cut: 20 characters in all]');
+    expect(cutField('x'.repeat(20), 5)).toBe('xxxxx… (20 characters, cut)');
     expect(cutBlock('line 1\nline 2', 100)).toBe('line 1\nline 2');
   });
 
   it('never splits a character, in UTF-8 bytes or surrogate pairs', () => {
     const text = '€'.repeat(10); // 3 bytes each
     expect(startWithin(text, 7)).toBe('€€');
-    expect(cutBlock('a😀b', 2)).toBe('a… [cut: 4 characters in all]');
+    expect(cutBlock('a😀b', 2)).toBe('a… (4 characters, cut)');
     const cut = cutText('😀'.repeat(1000), 1024);
     expect(byteLength(cut)).toBeLessThanOrEqual(1024);
     expect(cut).not.toContain('\uFFFD');
@@ -95,8 +97,12 @@ describe('arguments and markers', () => {
   });
 
   it('reads svc.mcp.max-output-bytes, 8192 by default', () => {
-    expect(maxOutputBytes({ metadata: new ServiceMetadata(configOf(), newRegistry()) })).toBe(8192);
-    expect(maxOutputBytes({ metadata: new ServiceMetadata(configOf('mcp:\n  max-output-bytes: 2048\n'), newRegistry()) })).toBe(2048);
+    const services = (yaml?: string) => {
+      const config = configOf(yaml);
+      return toolServices(config, engineHarness().engine, new ServiceMetadata(config, newRegistry()));
+    };
+    expect(maxOutputBytes(services())).toBe(8192);
+    expect(maxOutputBytes(services('mcp:\n  max-output-bytes: 2048\n'))).toBe(2048);
     expect(maxOutputBytes({})).toBe(8192);
     expect(() => configOf('mcp:\n  max-output-bytes: 100\n')).toThrow(/from 1024 to 1048576/);
   });

@@ -140,7 +140,7 @@ describe('get_service_health with 1,000 operations', () => {
     for (let i = 0; i < 5; i++) s.request(`/${'x'.repeat(5000)}`, 20);
     const result = await s.callTool(getServiceHealth);
     expectWithin(result);
-    expect(result.text).toContain(`GET /${'x'.repeat(251)}… [cut: 5005 characters in all]  5 req`);
+    expect(result.text).toContain(`GET /${'x'.repeat(251)}… (5005 characters, cut)  5 req`);
   });
 });
 
@@ -187,7 +187,7 @@ describe('get_recent_agent_actions with 500 entries of 8 KB reasons', () => {
     expect(lines[0]).toBe(`RECENT AGENT ACTIONS (${AUDIT_ENTRIES})`);
     const shown = lines.slice(1, -1);
     expect(shown[0]).toMatch(/^ {2}\S+ SUCCESS enable_fallback:GET \/api\/v1\/catalog\/items-0499 by ops-bot \(operator\); reason: reason 499 0123/);
-    expect(shown[0]).toMatch(/… \[cut: 8192 characters in all\]; approval: not_required; result 499 0123.*… \[cut: \d+ characters in all\]$/);
+    expect(shown[0]).toMatch(/… \(8192 characters, cut\); approval: not_required; result 499 0123.*… \(\d+ characters, cut\)$/);
     const left = AUDIT_ENTRIES - shown.length;
     // Entries 0, 10, 20, ... were refused; the oldest `left` entries are 0 .. left-1.
     const refused = Math.ceil(left / 10);
@@ -210,7 +210,7 @@ describe('get_session with 500 entries of 8 KB', () => {
     expect(lines.slice(0, 5)).toEqual([`SESSION ${sessionId}`, 'Incident: INC-20260101-0001', expect.stringMatching(/^Created: +\S+$/), `Entries:  ${SESSION_ENTRIES} (newest first)`, '']);
     expect(lines[5]).toMatch(/^\S+ OBSERVATION by triage-bot \(diagnostician\)$/);
     expect(lines[6]).toBe('  entry 499');
-    expect(lines[7]).toMatch(/^ {2}line two 0123.*… \[cut: 8192 characters in all\]$/);
+    expect(lines[7]).toMatch(/^ {2}line two 0123.*… \(8192 characters, cut\)$/);
     const shown = lines.filter((l) => / by triage-bot /.test(l)).length;
     const left = SESSION_ENTRIES - shown;
     // Entries 0, 4, 8, ... are diagnoses; the breakdown names the kinds in the order they come, newest first.
@@ -234,7 +234,7 @@ describe('list_remediation_actions with 40 custom actions of 8 KB descriptions',
     expectWithin(result);
     const names = sectionLines(result.text, 'ACTIONS').filter((l) => /^\S/.test(l) && !isMarker(l)).map((l) => l.split('  ')[0]);
     expect(names[0]).toBe(`enable_fallback:${WORST_OPERATION}`);
-    expect(result.text).toMatch(/\n {4}does 0 0123\d*… \[cut: 8192 characters in all\]\n/);
+    expect(result.text).toMatch(/\n {4}does 0 0123\d*… \(8192 characters, cut\)\n/);
     const total = h.services.remediation.actionsFor(WORST_OPERATION).length;
     const left = total - names.length;
     expect(sectionLines(result.text, 'ACTIONS').at(-1)).toBe(`… ${left} more actions (${left} custom) left out; call list_remediation_actions with operation_name="${WORST_OPERATION}" and page=2`);
@@ -268,7 +268,7 @@ describe('get_incident_context with 1,000 elevated operations, 40 custom actions
 
     const changes = sectionLines(text, 'WHAT CHANGED');
     expect(changes[0]).toBe('Last deploy: unknown');
-    expect(changes[1]).toMatch(/config_change: change 9 0123\d*… \[cut: 8192 characters in all\]( {2}PROBABLE CAUSE)?$/);
+    expect(changes[1]).toMatch(/config_change: change 9 0123\d*… \(8192 characters, cut\)( {2}PROBABLE CAUSE)?$/);
     const shownChanges = changes.filter((l) => l.includes('config_change')).length;
     expect(changes.at(-1)).toBe(`… ${10 - shownChanges} more changes left out; call get_incident_context with operation_name="${WORST_OPERATION}" and page=2`);
 
@@ -321,7 +321,7 @@ describe('get_error_analysis with long category names', () => {
     const { text } = await h.callTool(getErrorAnalysis, { operation_name: 'GET /pay' });
     expect(bytes(text)).toBeLessThanOrEqual(1024);
     const categories = sectionLines(text, 'ERROR CATEGORIES');
-    expect(categories[0]).toMatch(/^19-E+… \[cut: 5003 characters in all\] +20 +9\.5%$/);
+    expect(categories[0]).toMatch(/^19-E+… \(5003 characters, cut\) +20 +9\.5%$/);
     expect(categories.at(-1)).toBe(`… ${20 - (categories.length - 1)} more error categories left out; call get_error_analysis with operation_name="GET /pay" and page=2`);
     expect(text.split('\n').at(-1)).toMatch(/^SUGGESTION: /);
     const second = (await h.callTool(getErrorAnalysis, { operation_name: 'GET /pay', page: '2' })).text;
@@ -372,12 +372,12 @@ describe('every tool with a lot of state and long texts', () => {
 
     // Long single fields are cut with a marker: a custom action's result, the reason, the agent's name.
     const executed = results.get('execute_remediation')!;
-    expect(lineWith(executed.text, 'Result:')).toMatch(/ran 1 0123\d*… \[cut: 8192 characters in all\]$/);
-    expect(lineWith(executed.text, 'Reason:')).toMatch(/because 0123\d*… \[cut: 8192 characters in all\]$/);
-    expect(lineWith(executed.text, 'By:')).toMatch(/agent 0123\d{183}… \[cut: 1000 characters in all\] \(operator\)$/);
-    expect((executed.structured as { message: string }).message).toMatch(/… \[cut: 8192 characters in all\]$/);
-    expect(results.get('create_session')!.text).toContain('… [cut: 1000 characters in all] (operator)');
-    expect(results.get('add_session_entry')!.text).toMatch(/ACTION by agent 0123\d*… \[cut: 1000 characters in all\] \(operator\)$/);
+    expect(lineWith(executed.text, 'Result:')).toMatch(/ran 1 0123\d*… \(8192 characters, cut\)$/);
+    expect(lineWith(executed.text, 'Reason:')).toMatch(/because 0123\d*… \(8192 characters, cut\)$/);
+    expect(lineWith(executed.text, 'By:')).toMatch(/agent 0123\d{183}… \(1000 characters, cut\) \(operator\)$/);
+    expect((executed.structured as { message: string }).message).toMatch(/… \(8192 characters, cut\)$/);
+    expect(results.get('create_session')!.text).toContain('… (1000 characters, cut) (operator)');
+    expect(results.get('add_session_entry')!.text).toMatch(/ACTION by agent 0123\d*… \(1000 characters, cut\) \(operator\)$/);
     // The executive summary stays about 300 tokens with 1,000 elevated operations.
     expect(results.get('get_executive_summary')!.text.length / 4).toBeLessThan(400);
     expect(results.get('get_executive_summary')!.text).toContain(`  1. ${WORST_OPERATION}: err 100.00%`);
@@ -398,7 +398,7 @@ describe('every tool with a lot of state and long texts', () => {
     ] as const) {
       const { message } = await h.toolError(tool, args);
       expect(bytes(message), `${tool.name}: ${message.slice(0, 100)}`).toBeLessThan(1024);
-      expect(message).toContain('… [cut: 8192 characters in all]');
+      expect(message).toContain('… (8192 characters, cut)');
     }
   });
 });

@@ -9,7 +9,8 @@
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
-import { headerLine, listSome, ms, percent, plural, truncate, withBaseline } from '../text-layout.js';
+import { headerLine, listSome, ms, percent, plural, withBaseline } from '../text-layout.js';
+import { cutField } from '../bounded-output.js';
 import { operationsWorstFirst } from './worst-first.js';
 
 const TOP_ISSUES = 5;
@@ -36,26 +37,26 @@ export const getExecutiveSummary: ToolDefinition = {
       elevated.length && `${elevated.length} of ${plural(summary.operations.length, 'operation')} elevated`,
       violated && `${plural(violated, 'SLO')} violated`,
       atRisk && `${plural(atRisk, 'SLO')} at risk`,
-      unwell.length && `${plural(unwell.length, 'dependency', 'dependencies')} not healthy (${listSome(unwell.map((d) => `${truncate(d.name, MAX_NAME)} ${d.state}`), 3)})`,
+      unwell.length && `${plural(unwell.length, 'dependency', 'dependencies')} not healthy (${listSome(unwell.map((d) => `${cutField(d.name, MAX_NAME)} ${d.state}`), 3)})`,
     ].filter((p): p is string => typeof p === 'string');
     const sentence =
       summary.status === 'HEALTHY'
         ? `HEALTHY: all ${plural(summary.operations.length, 'operation')} within baseline, no SLO at risk.`
-        : `${summary.status}: ${problems.length ? problems.join('; ') : truncate(summary.reasons[0] ?? 'see get_service_health', 200)}.`;
+        : `${summary.status}: ${problems.length ? problems.join('; ') : cutField(summary.reasons[0] ?? 'see get_service_health', 200)}.`;
 
     const issues = elevated.slice(0, TOP_ISSUES).map((op, i) => `  ${i + 1}. ${issueLine(op)}`);
     if (elevated.length > TOP_ISSUES) issues.push(`  (${elevated.length - TOP_ISSUES} more elevated)`);
 
     const lowest = slos.reduce<(typeof slos)[number] | undefined>((low, s) => (low === undefined || s.budgetRemaining < low.budgetRemaining ? s : low), undefined);
     const sloLine = lowest
-      ? `${slos.length - atRisk - violated} healthy, ${atRisk} at risk, ${violated} violated; lowest ${percent(lowest.budgetRemaining)} remaining (${truncate(lowest.name, MAX_NAME)})`
+      ? `${slos.length - atRisk - violated} healthy, ${atRisk} at risk, ${violated} violated; lowest ${percent(lowest.budgetRemaining)} remaining (${cutField(lowest.name, MAX_NAME)})`
       : 'no SLOs defined';
     const requests = summary.operations.reduce((sum, op) => sum + op.requestCount, 0);
 
     return textResult(
       [
         'EXECUTIVE SUMMARY',
-        headerLine(`Service: ${truncate(summary.service, MAX_NAME)}`, summary.status, summary.timestamp),
+        headerLine(`Service: ${cutField(summary.service, MAX_NAME)}`, summary.status, summary.timestamp),
         `STATUS: ${sentence}`,
         'TOP ISSUES',
         ...(issues.length ? issues : ['  none']),
@@ -69,7 +70,7 @@ export const getExecutiveSummary: ToolDefinition = {
 function issueLine(op: OperationHealth): string {
   const base = op.baseline;
   return [
-    `${truncate(op.operation, MAX_NAME)}:`,
+    `${cutField(op.operation, MAX_NAME)}:`,
     `err ${withBaseline(percent(op.errorRate), base && percent(base.errorRate))},`,
     `p50 ${withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))},`,
     `p99 ${withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))}`,
