@@ -5,7 +5,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { Engine } from '../dist/analysis/engine.js';
+import { Engine } from '../dist/service-engine.js';
 import { loadConfig } from '../dist/config/load-config.js';
 import { decoratorRegistry } from '../dist/metadata/decorator-registry.js';
 import { ServiceMetadata } from '../dist/metadata/service-metadata.js';

@@ -6,7 +6,7 @@
 // In a server svc's per-span cost is mostly cache misses on its state (docs/analysis.md, "Cost").
 import { SpanKind } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
-import { Engine } from '../dist/analysis/engine.js';
+import { Engine } from '../dist/service-engine.js';
 import { SloTracker } from '../dist/analysis/slo-tracker.js';
 
 const BATCHES = 100;

@@ -27,11 +27,13 @@ export { ServiceMetadata } from './metadata/service-metadata.js';
 export { decoratorRegistry } from './metadata/decorator-registry.js';
 
 export { SvcSpanProcessor, type SvcSpanProcessorOptions } from './telemetry/span-processor.js';
-export { EventLog, type EventSeverity } from './telemetry/event-log.js';
+export { EventLog } from './telemetry/event-log.js';
+export type { EventSeverity } from './analysis/emit-event.js';
 export { deploymentFromConfig, type DeploymentInfo } from './telemetry/deployment-info.js';
-export * as attributes from './telemetry/attribute-names.js';
+export * as attributes from './attribute-names.js';
 
-export { Engine, CatalogBaselineProvider, type Detection, type EngineOptions } from './analysis/engine.js';
+export { Engine, CatalogBaselineProvider, type EngineOptions } from './service-engine.js';
+export type { Detection } from './analysis/engine.js';
 export { FakeClock, systemClock, type Clock } from './analysis/clock.js';
 export { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot, type Confidence } from './analysis/baseline.js';
 export { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';

@@ -9,7 +9,7 @@ import { formatProblem, type ConfigProblem } from './config/config-source.js';
 import { loadConfig, type LoadConfigOptions } from './config/load-config.js';
 import { printable } from './printable.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
-import { Engine } from './analysis/engine.js';
+import { Engine } from './service-engine.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
 import { reportError } from './report-error.js';

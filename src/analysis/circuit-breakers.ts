@@ -4,7 +4,7 @@
  * accumulated failure count and the dependency. A registered breaker can also be opened and
  * closed, which the remediation actions use.
  */
-import type { EmitEvent } from '../telemetry/event-log.js';
+import type { EmitEvent } from './emit-event.js';
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
 

@@ -8,7 +8,7 @@
  * Defaults: degraded at 10 % errors, unhealthy at 50 %, over the last 20 calls within 60 s, at
  * least 5 calls.
  */
-import type { EmitEvent } from '../telemetry/event-log.js';
+import type { EmitEvent } from './emit-event.js';
 import { BoundedMap } from './bounded-map.js';
 import { systemClock, type Clock } from './clock.js';
 

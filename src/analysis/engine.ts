@@ -8,20 +8,15 @@
  * Events go out through the log pipeline: anomalies rate-limited per operation and pattern, SLO
  * alerts once per crossing, dependency and breaker changes on every change.
  *
- * An Engine can be assembled by hand (every component is optional) or from configuration with
- * `Engine.fromConfig`, which is what the preload does.
+ * It knows nothing of configuration, metadata or telemetry: src/service-engine.ts builds it from
+ * configuration and connects it to the span processor. Every component is optional.
  */
 import { getHeapStatistics } from 'node:v8';
 import type { Attributes } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/sdk-trace';
-import { ResolvedConfig } from '../config/resolved-config.js';
-import { decoratorRegistry } from '../metadata/decorator-registry.js';
-import { TopologyRegistry } from '../metadata/topology-registry.js';
-import type { OperationCatalog, OperationMetadata } from '../metadata/operation-catalog.js';
-import { ServiceMetadata } from '../metadata/service-metadata.js';
-import { ANOMALY, BASELINE, SLO } from '../telemetry/attribute-names.js';
-import type { EmitEvent } from '../telemetry/event-log.js';
-import { SvcSpanProcessor, type SpanAnalysis } from '../telemetry/span-processor.js';
+import { ANOMALY, BASELINE, SLO } from '../attribute-names.js';
+import type { Criticality } from '../enums.js';
+import type { EmitEvent } from './emit-event.js';
 import { reportError } from '../report-error.js';
 import { AnomalyDetector, type AnomalyMode, type AnomalyRun } from './anomaly-detector.js';
 import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
@@ -31,20 +26,18 @@ import { ErrorCategories, errorCategoryOf } from './error-categories.js';
 import { CircuitBreakers } from './circuit-breakers.js';
 import { SpanClock, systemClock, type Clock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
-import { HealthAggregator, type HealthAggregatorOptions, type HealthSummary } from './health-aggregator.js';
+import { HealthAggregator, type HealthSummary } from './health-aggregator.js';
 import { logLatency } from './log-latency.js';
 import type { MinuteHistory } from './minute-history.js';
 import { PATTERN_DESCRIPTIONS, PatternMatcher, type IncidentPattern, type RecentOperation } from './pattern-matcher.js';
 import { RollingBaselineProvider } from './rolling-baseline-provider.js';
 import type { RollingWindow } from './rolling-window.js';
-import { SloTracker, type SloAlert, type SloDefinition, type SloType } from './slo-tracker.js';
+import { SloTracker, type SloAlert } from './slo-tracker.js';
 
 export interface EngineOptions {
   readonly clock?: Clock;
   /** Receives svc's events; default: dropped (the preload passes the OTel log pipeline). */
   readonly emit?: EmitEvent;
-  /** The service's topology, when svc is assembled by hand; the preload builds it from configuration. */
-  readonly topology?: TopologyRegistry;
   /** A name, or a function for names that decorators may still declare. */
   readonly serviceName?: string | (() => string);
   /** Static baselines keyed by operation name, or any provider. */
@@ -73,7 +66,7 @@ export interface EngineOptions {
   /** Minutes operation health is measured over (default 5). */
   readonly healthRecentMinutes?: number;
   /** Criticality of declared dependencies, for the service status. */
-  readonly criticalityOf?: HealthAggregatorOptions['criticalityOf'];
+  readonly criticalityOf?: (dependency: string) => Criticality | undefined;
   /** Told once when a bounded map is full (operations or dependencies beyond the limits). */
   readonly onOverflow?: (what: string, capacity: number) => void;
 }
@@ -113,7 +106,7 @@ export interface Detection {
   readonly timestamp: number;
 }
 
-export class Engine implements SpanAnalysis {
+export class Engine {
   /** The engine's clock; its components share one read of it per span. */
   readonly clock: SpanClock;
   readonly rollingBaselines: RollingBaselineProvider;
@@ -128,12 +121,11 @@ export class Engine implements SpanAnalysis {
   readonly anomalyDetector: AnomalyDetector;
   readonly errorCategories: ErrorCategories;
   private readonly serviceNameOf: () => string;
-  private readonly topology: TopologyRegistry | undefined;
-  private readonly onOverflow: EngineOptions['onOverflow'];
   private readonly emit: EmitEvent;
   private readonly anomalyEnabled: boolean;
   private readonly eventIntervalMs: number;
-  private readonly baselineSource: 'static' | 'rolling';
+  /** Which baseline spans carry: static ones from configuration or rolling ones learned here. */
+  readonly baselineSource: 'static' | 'rolling';
   private readonly operations: BoundedMap<string, OperationState>;
   private readonly lastEvent: BoundedMap<string, { at: number; suppressed: number }>;
   private readonly detectionListeners: ((detection: Detection) => void)[] = [];
@@ -144,9 +136,7 @@ export class Engine implements SpanAnalysis {
     const clock = options.clock ?? systemClock;
     this.clock = clock instanceof SpanClock ? clock : new SpanClock(clock);
     this.emit = options.emit ?? (() => {});
-    this.topology = options.topology;
-    this.onOverflow = options.onOverflow;
-    const name = options.serviceName ?? (options.topology ? () => options.topology!.topology.service || 'unknown_service:node' : 'unknown_service:node');
+    const name = options.serviceName ?? 'unknown_service:node';
     this.serviceNameOf = typeof name === 'function' ? name : () => name;
     const maxOperations = options.maxOperations ?? 1000;
     const overflow = (what: string) => (capacity: number) => options.onOverflow?.(what, capacity);
@@ -165,7 +155,7 @@ export class Engine implements SpanAnalysis {
       clock: this.clock,
       dependencyHealth: this.dependencyHealth,
       circuitBreakers: this.circuitBreakers,
-      criticalityOf: options.criticalityOf ?? ((name) => options.topology?.dependency(name)?.criticality),
+      criticalityOf: options.criticalityOf ?? (() => undefined),
       historyMinutes: options.historyMinutes,
       recentMinutes: options.healthRecentMinutes,
       maxOperations,
@@ -188,24 +178,6 @@ export class Engine implements SpanAnalysis {
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
   }
 
-  /**
-   * The span processor to register with the tracing SDK: naming, enrichment and this analysis.
-   * Without `metadata` (svc assembled by hand) it uses the engine's topology, default
-   * configuration and the process's decorator registry.
-   */
-  createSpanProcessor(metadata?: ServiceMetadata, onFirstRequest?: () => void): SvcSpanProcessor {
-    const resolved = metadata ?? new ServiceMetadata(new ResolvedConfig([]), decoratorRegistry(), {}, undefined, this.topology ?? new TopologyRegistry());
-    return new SvcSpanProcessor({
-      metadata: resolved,
-      onFirstRequest,
-      analysis: this,
-      staticBaselineAttributes: this.baselineSource === 'static',
-      onDependencyOverflow: (count) => {
-        if (count === 1) this.onOverflow?.('undeclared dependencies', resolved.config.get<number>('limits.max-dependencies'));
-      },
-    });
-  }
-
   /** Called for every detection (anomaly sustained or pattern), before its event is rate-limited. */
   onDetection(listener: (detection: Detection) => void): void {
     this.detectionListeners.push(listener);
@@ -222,8 +194,8 @@ export class Engine implements SpanAnalysis {
     this.sloAlertListeners.push(listener);
   }
 
-  observeOperation(span: Span, metadata: OperationMetadata, latencyMs: number, isError: boolean): void {
-    this.observe(metadata.name, latencyMs, isError, span);
+  observeOperation(span: Span, operation: { readonly name: string }, latencyMs: number, isError: boolean): void {
+    this.observe(operation.name, latencyMs, isError, span);
   }
 
   /** The analysis of one operation observation; `span` receives the attributes when given. */
@@ -362,122 +334,4 @@ export class Engine implements SpanAnalysis {
       burn_rate: alert.burnRate,
     });
   }
-
-  /**
-   * Builds an Engine from configuration (`svc.baselines.*`, `svc.anomaly-detection.*`,
-   * `svc.patterns.*`, `svc.dependency-health.*`, `svc.slos.*`, `svc.limits.*`) and the service's
-   * metadata (static baselines from operations' expected latencies, dependency criticality).
-   */
-  static fromConfig(config: ResolvedConfig, metadata: ServiceMetadata, options: { clock?: Clock; emit?: EmitEvent; report?: (message: string) => void } = {}): Engine {
-    const clock = new SpanClock(options.clock ?? systemClock);
-    const emit = options.emit ?? (() => {});
-    const maxOperations = config.get<number>('limits.max-operations');
-    // Undeclared dependencies are capped at max-dependencies by the span processor; the health
-    // structures hold twice that, so declared dependencies always find room.
-    const dependencySlots = 2 * config.get<number>('limits.max-dependencies');
-    const report = options.report ?? (() => {});
-    const staticBaselines = new CatalogBaselineProvider(metadata.operations);
-    const patternMatcher = new PatternMatcher(config.get('patterns.latency-degradation-factor'), config.get('patterns.error-rate-spike-threshold'), config.get('patterns.cascade-dependency-count'), {
-      clock,
-      staticBaselines,
-      maxOperations,
-      maxDependencies: dependencySlots,
-      watchesErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate !== undefined,
-      thresholds: {
-        recentWindowSize: config.get('patterns.recent-window-size'),
-        minRecentSamples: Math.ceil(config.get<number>('patterns.recent-window-size') / 2),
-        minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
-        cascadeWindowMs: config.get('patterns.cascade-window'),
-        memoryLeakSlopeBytesPerMinute: config.get<number>('patterns.memory-leak-slope-mb-per-minute') * 1024 * 1024,
-        memoryLeakMinR2: config.get('patterns.memory-leak-min-r2'),
-        herdWindowMs: config.get('patterns.herd-window'),
-        herdRateMultiplier: config.get('patterns.herd-rate-multiplier'),
-        coldStartWindowMs: config.get('patterns.cold-start-window'),
-        coldStartFactor: config.get('patterns.cold-start-factor'),
-        coldStartLatencyMs: config.get('patterns.cold-start-latency'),
-      },
-    });
-    const dependencyHealth = new DependencyHealth({
-      clock,
-      emit,
-      degradedErrorRate: config.get('dependency-health.degraded-error-rate'),
-      unhealthyErrorRate: config.get('dependency-health.unhealthy-error-rate'),
-      windowSize: config.get('dependency-health.window-size'),
-      windowMs: config.get('dependency-health.window'),
-      minCalls: config.get('dependency-health.min-calls'),
-      maxDependencies: dependencySlots,
-      onRecovery: () => patternMatcher.recordRecovery(),
-    });
-    const engine = new Engine({
-      clock,
-      emit,
-      serviceName: () => metadata.topology().registry.topology.service,
-      staticBaselines,
-      rollingBaselines: new RollingBaselineProvider(config.get('baselines.rolling-window-size'), config.get('baselines.rolling-min-samples'), maxOperations, (capacity) =>
-        report(`more than ${capacity} operations (svc.limits.max-operations); further ones are not analysed`),
-      ),
-      patternMatcher,
-      dependencyHealth,
-      changes: new ChangeTracker(clock, config.get('limits.max-changes')),
-      baselineSource: config.get('baselines.source'),
-      defaultBaseline: {
-        latencyP50Ms: config.get('baselines.default-latency-p50'),
-        latencyP99Ms: config.get('baselines.default-latency-p99'),
-        errorRate: config.get('baselines.default-error-rate'),
-      },
-      anomalyDetection: {
-        enabled: config.get('anomaly-detection.enabled'),
-        mode: config.get('anomaly-detection.mode'),
-        threshold: config.get('anomaly-detection.z-score-threshold'),
-        persistence: config.get('anomaly-detection.persistence'),
-        minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
-        eventIntervalMs: config.get('anomaly-detection.event-interval'),
-      },
-      maxOperations,
-      historyMinutes: config.get('limits.history-minutes'),
-      healthRecentMinutes: config.get('health.recent-minutes'),
-      criticalityOf: (name) => metadata.topology().registry.dependency(name)?.criticality,
-      onOverflow: (what, capacity) => report(`more than ${capacity} ${what} tracked; further ones are counted as overflow`),
-    });
-    for (const definition of sloDefinitions(config, metadata.operations, report)) {
-      try {
-        engine.sloTracker.register(definition);
-      } catch (error) {
-        report((error as Error).message);
-      }
-    }
-    return engine;
-  }
-}
-
-/** Static baselines from operations' expected latencies: needs both p50 and p99; error rate 0 when unset. */
-export class CatalogBaselineProvider implements BaselineProvider {
-  /** One baseline object per resolved metadata, so the per-span lookups allocate nothing. */
-  private readonly baselines = new WeakMap<OperationMetadata, Baseline | null>();
-
-  constructor(private readonly operations: OperationCatalog) {}
-
-  getBaseline(operation: string): Baseline | undefined {
-    const metadata = this.operations.resolve(operation);
-    let baseline = this.baselines.get(metadata);
-    if (baseline === undefined) {
-      const { expectedLatencyP50Ms: p50, expectedLatencyP99Ms: p99 } = metadata;
-      baseline = p50 === undefined || p99 === undefined ? null : Object.freeze({ latencyP50Ms: p50, latencyP99Ms: p99, errorRate: metadata.expectedErrorRate ?? 0 });
-      this.baselines.set(metadata, baseline);
-    }
-    return baseline ?? undefined;
-  }
-}
-
-function sloDefinitions(config: ResolvedConfig, operations: OperationCatalog, report: (message: string) => void): SloDefinition[] {
-  return config.names('slos').flatMap((name) => {
-    const operationName = config.member<string>('slos', name, 'operation-name')!.value;
-    const type = config.memberOrDefault<SloType>('slos', name, 'type');
-    const latencyThresholdMs = config.member<number>('slos', name, 'latency-threshold')?.value ?? (type === 'LATENCY_P99' ? operations.resolve(operationName).expectedLatencyP99Ms : undefined);
-    if (type === 'LATENCY_P99' && latencyThresholdMs === undefined) {
-      report(`SLO ${name}: LATENCY_P99 needs svc.slos.${name}.latency-threshold or an expected-latency-p99 on ${operationName}; SLO ignored`);
-      return [];
-    }
-    return [{ name, operationName, type, target: config.member<number>('slos', name, 'target')!.value, latencyThresholdMs, windowMs: config.memberOrDefault<number>('slos', name, 'window') }];
-  });
 }

@@ -7,7 +7,7 @@
  */
 import type { Attributes } from '@opentelemetry/api';
 import type { Dependency } from '../metadata/topology-registry.js';
-import { DEPENDENCY, SEMCONV } from './attribute-names.js';
+import { DEPENDENCY, SEMCONV } from '../attribute-names.js';
 
 export interface MatchedDependency {
   readonly name: string;

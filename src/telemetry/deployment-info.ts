@@ -8,7 +8,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import type { ResolvedConfig } from '../config/resolved-config.js';
-import { DEPLOYMENT, RESOURCE } from './attribute-names.js';
+import { DEPLOYMENT, RESOURCE } from '../attribute-names.js';
 import type { EventLog } from './event-log.js';
 
 export interface DeploymentInfo {

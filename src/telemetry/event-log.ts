@@ -4,12 +4,9 @@
  */
 import { logs, SeverityNumber, type AnyValue, type Logger } from '@opentelemetry/api';
 import { reportError } from '../report-error.js';
-import { EVENT_NAME } from './attribute-names.js';
+import type { EventSeverity } from '../analysis/emit-event.js';
+import { EVENT_NAME } from '../attribute-names.js';
 
-export type EventSeverity = 'INFO' | 'WARN' | 'ERROR';
-
-/** How analysis components hand an event to the log pipeline (`EventLog.emit`, or a test's collector). */
-export type EmitEvent = (name: string, severity: EventSeverity, body: Record<string, AnyValue>) => void;
 
 const SEVERITY_NUMBER: Record<EventSeverity, SeverityNumber> = {
   INFO: SeverityNumber.INFO,

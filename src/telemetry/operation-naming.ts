@@ -7,7 +7,7 @@
  * Names are cached per method and route, so the common case allocates nothing.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { SEMCONV } from './attribute-names.js';
+import { SEMCONV } from '../attribute-names.js';
 
 const OPERATION_NAME = /^([A-Z]+) (\/\S*)$/;
 const PARAMETER = /\{[^/}]+\}|:[^/]+/g;

@@ -12,7 +12,7 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
 import type { OperationMetadata } from '../metadata/operation-catalog.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { reportError } from '../report-error.js';
-import { BASELINE, OPERATION } from './attribute-names.js';
+import { BASELINE, OPERATION } from '../attribute-names.js';
 import { DependencyMatcher } from './dependency-matcher.js';
 import { OperationNamer } from './operation-naming.js';
 

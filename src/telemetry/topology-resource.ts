@@ -10,7 +10,7 @@
 import type { AttributeValue } from '@opentelemetry/api';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import type { TopologyRegistry } from '../metadata/topology-registry.js';
-import { RESOURCE } from './attribute-names.js';
+import { RESOURCE } from '../attribute-names.js';
 
 type Value = AttributeValue | undefined;
 

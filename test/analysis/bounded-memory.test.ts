@@ -9,7 +9,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/analysis/engine.js';
+import { Engine } from '../../src/service-engine.js';
 import { SloTracker } from '../../src/analysis/slo-tracker.js';
 
 setFlagsFromString('--expose-gc');

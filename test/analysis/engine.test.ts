@@ -7,7 +7,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/analysis/engine.js';
+import { Engine } from '../../src/service-engine.js';
 import { PatternMatcher } from '../../src/analysis/pattern-matcher.js';
 import { RollingBaselineProvider } from '../../src/analysis/rolling-baseline-provider.js';
 import { SloTracker } from '../../src/analysis/slo-tracker.js';

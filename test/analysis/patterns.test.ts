@@ -161,7 +161,7 @@ describe('cold_start', () => {
 
 describe('rule 9: expected-error-rate -1', () => {
   it('turns off error-rate spike detection for that operation only', async () => {
-    const { Engine } = await import('../../src/analysis/engine.js');
+    const { Engine } = await import('../../src/service-engine.js');
     const { FakeClock } = await import('../../src/analysis/clock.js');
     const { loadConfig } = await import('../../src/config/load-config.js');
     const { ServiceMetadata } = await import('../../src/metadata/service-metadata.js');

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/analysis/engine.js';
+import { Engine } from '../../src/service-engine.js';
 import { formatProblem } from '../../src/config/config-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ResolvedConfig } from '../../src/config/resolved-config.js';

@@ -5,7 +5,7 @@
 import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
-import type { EngineOptions } from '../../src/analysis/engine.js';
+import type { EngineOptions } from '../../src/service-engine.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import { ToolError, type ToolContext, type ToolDefinition, type ToolResult } from '../../src/mcp/tool-definition.js';
 import type { ToolServices } from '../../src/mcp/tool-services.js';

@@ -4,9 +4,9 @@
  */
 import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { Engine, type EngineOptions } from '../../src/analysis/engine.js';
+import { Engine, type EngineOptions } from '../../src/service-engine.js';
 import { FakeClock } from '../../src/analysis/clock.js';
-import type { EventSeverity } from '../../src/telemetry/event-log.js';
+import type { EventSeverity } from '../../src/analysis/emit-event.js';
 
 export interface CollectedEvent {
   readonly name: string;

@@ -1,0 +1,182 @@
+/**
+ * The Engine of the programmatic API and of the preload (spec "Programmatic components"): the
+ * analysis engine (src/analysis/engine.ts), built from configuration and the service's metadata,
+ * and the span processor that feeds it. This is where configuration meets the analysis, so that
+ * src/analysis knows nothing of configuration, metadata or telemetry.
+ */
+import { ResolvedConfig } from './config/resolved-config.js';
+import { ChangeTracker } from './analysis/change-tracker.js';
+import { SpanClock, systemClock, type Clock } from './analysis/clock.js';
+import { DependencyHealth } from './analysis/dependency-health.js';
+import type { EmitEvent } from './analysis/emit-event.js';
+import { Engine as AnalysisEngine, type EngineOptions as AnalysisEngineOptions } from './analysis/engine.js';
+import type { Baseline, BaselineProvider } from './analysis/baseline.js';
+import { PatternMatcher } from './analysis/pattern-matcher.js';
+import { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
+import type { SloDefinition, SloType } from './analysis/slo-tracker.js';
+import { decoratorRegistry } from './metadata/decorator-registry.js';
+import type { OperationCatalog, OperationMetadata } from './metadata/operation-catalog.js';
+import { ServiceMetadata } from './metadata/service-metadata.js';
+import { TopologyRegistry } from './metadata/topology-registry.js';
+import { SvcSpanProcessor } from './telemetry/span-processor.js';
+
+export interface EngineOptions extends AnalysisEngineOptions {
+  /** The service's metadata; by hand, a topology (and default configuration) will do. */
+  readonly metadata?: ServiceMetadata;
+  readonly topology?: TopologyRegistry;
+}
+
+export class Engine extends AnalysisEngine {
+  private readonly metadata: ServiceMetadata | undefined;
+  private readonly topology: TopologyRegistry | undefined;
+  private readonly reportOverflow: EngineOptions['onOverflow'];
+
+  constructor(options: EngineOptions = {}) {
+    const topology = options.topology;
+    super({
+      ...options,
+      serviceName: options.serviceName ?? (topology ? () => topology.topology.service || 'unknown_service:node' : undefined),
+      criticalityOf: options.criticalityOf ?? (topology ? (name) => topology.dependency(name)?.criticality : undefined),
+    });
+    this.metadata = options.metadata;
+    this.topology = topology;
+    this.reportOverflow = options.onOverflow;
+  }
+
+  /**
+   * The span processor to register with the tracing SDK: naming, enrichment and this analysis.
+   * Without metadata (svc assembled by hand) it uses the engine's topology, default
+   * configuration and the process's decorator registry.
+   */
+  createSpanProcessor(metadata?: ServiceMetadata, onFirstRequest?: () => void): SvcSpanProcessor {
+    const resolved = metadata ?? this.metadata ?? new ServiceMetadata(new ResolvedConfig([]), decoratorRegistry(), {}, undefined, this.topology ?? new TopologyRegistry());
+    return new SvcSpanProcessor({
+      metadata: resolved,
+      onFirstRequest,
+      analysis: this,
+      staticBaselineAttributes: this.baselineSource === 'static',
+      onDependencyOverflow: (count) => {
+        if (count === 1) this.reportOverflow?.('undeclared dependencies', resolved.config.get<number>('limits.max-dependencies'));
+      },
+    });
+  }
+
+  /**
+   * Builds an Engine from configuration (`svc.baselines.*`, `svc.anomaly-detection.*`,
+   * `svc.patterns.*`, `svc.dependency-health.*`, `svc.slos.*`, `svc.limits.*`) and the service's
+   * metadata (static baselines from operations' expected latencies, dependency criticality).
+   */
+  static fromConfig(config: ResolvedConfig, metadata: ServiceMetadata, options: { clock?: Clock; emit?: EmitEvent; report?: (message: string) => void } = {}): Engine {
+    const clock = new SpanClock(options.clock ?? systemClock);
+    const emit = options.emit ?? (() => {});
+    const maxOperations = config.get<number>('limits.max-operations');
+    // Undeclared dependencies are capped at max-dependencies by the span processor; the health
+    // structures hold twice that, so declared dependencies always find room.
+    const dependencySlots = 2 * config.get<number>('limits.max-dependencies');
+    const report = options.report ?? (() => {});
+    const staticBaselines = new CatalogBaselineProvider(metadata.operations);
+    const patternMatcher = new PatternMatcher(config.get('patterns.latency-degradation-factor'), config.get('patterns.error-rate-spike-threshold'), config.get('patterns.cascade-dependency-count'), {
+      clock,
+      staticBaselines,
+      maxOperations,
+      maxDependencies: dependencySlots,
+      watchesErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate !== undefined,
+      thresholds: {
+        recentWindowSize: config.get('patterns.recent-window-size'),
+        minRecentSamples: Math.ceil(config.get<number>('patterns.recent-window-size') / 2),
+        minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
+        cascadeWindowMs: config.get('patterns.cascade-window'),
+        memoryLeakSlopeBytesPerMinute: config.get<number>('patterns.memory-leak-slope-mb-per-minute') * 1024 * 1024,
+        memoryLeakMinR2: config.get('patterns.memory-leak-min-r2'),
+        herdWindowMs: config.get('patterns.herd-window'),
+        herdRateMultiplier: config.get('patterns.herd-rate-multiplier'),
+        coldStartWindowMs: config.get('patterns.cold-start-window'),
+        coldStartFactor: config.get('patterns.cold-start-factor'),
+        coldStartLatencyMs: config.get('patterns.cold-start-latency'),
+      },
+    });
+    const dependencyHealth = new DependencyHealth({
+      clock,
+      emit,
+      degradedErrorRate: config.get('dependency-health.degraded-error-rate'),
+      unhealthyErrorRate: config.get('dependency-health.unhealthy-error-rate'),
+      windowSize: config.get('dependency-health.window-size'),
+      windowMs: config.get('dependency-health.window'),
+      minCalls: config.get('dependency-health.min-calls'),
+      maxDependencies: dependencySlots,
+      onRecovery: () => patternMatcher.recordRecovery(),
+    });
+    const engine = new Engine({
+      metadata,
+      clock,
+      emit,
+      serviceName: () => metadata.topology().registry.topology.service,
+      staticBaselines,
+      rollingBaselines: new RollingBaselineProvider(config.get('baselines.rolling-window-size'), config.get('baselines.rolling-min-samples'), maxOperations, (capacity) =>
+        report(`more than ${capacity} operations (svc.limits.max-operations); further ones are not analysed`),
+      ),
+      patternMatcher,
+      dependencyHealth,
+      changes: new ChangeTracker(clock, config.get('limits.max-changes')),
+      baselineSource: config.get('baselines.source'),
+      defaultBaseline: {
+        latencyP50Ms: config.get('baselines.default-latency-p50'),
+        latencyP99Ms: config.get('baselines.default-latency-p99'),
+        errorRate: config.get('baselines.default-error-rate'),
+      },
+      anomalyDetection: {
+        enabled: config.get('anomaly-detection.enabled'),
+        mode: config.get('anomaly-detection.mode'),
+        threshold: config.get('anomaly-detection.z-score-threshold'),
+        persistence: config.get('anomaly-detection.persistence'),
+        minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
+        eventIntervalMs: config.get('anomaly-detection.event-interval'),
+      },
+      maxOperations,
+      historyMinutes: config.get('limits.history-minutes'),
+      healthRecentMinutes: config.get('health.recent-minutes'),
+      criticalityOf: (name) => metadata.topology().registry.dependency(name)?.criticality,
+      onOverflow: (what, capacity) => report(`more than ${capacity} ${what} tracked; further ones are counted as overflow`),
+    });
+    for (const definition of sloDefinitions(config, metadata.operations, report)) {
+      try {
+        engine.sloTracker.register(definition);
+      } catch (error) {
+        report((error as Error).message);
+      }
+    }
+    return engine;
+  }
+}
+
+/** Static baselines from operations' expected latencies: needs both p50 and p99; error rate 0 when unset. */
+export class CatalogBaselineProvider implements BaselineProvider {
+  /** One baseline object per resolved metadata, so the per-span lookups allocate nothing. */
+  private readonly baselines = new WeakMap<OperationMetadata, Baseline | null>();
+
+  constructor(private readonly operations: OperationCatalog) {}
+
+  getBaseline(operation: string): Baseline | undefined {
+    const metadata = this.operations.resolve(operation);
+    let baseline = this.baselines.get(metadata);
+    if (baseline === undefined) {
+      const { expectedLatencyP50Ms: p50, expectedLatencyP99Ms: p99 } = metadata;
+      baseline = p50 === undefined || p99 === undefined ? null : Object.freeze({ latencyP50Ms: p50, latencyP99Ms: p99, errorRate: metadata.expectedErrorRate ?? 0 });
+      this.baselines.set(metadata, baseline);
+    }
+    return baseline ?? undefined;
+  }
+}
+
+function sloDefinitions(config: ResolvedConfig, operations: OperationCatalog, report: (message: string) => void): SloDefinition[] {
+  return config.names('slos').flatMap((name) => {
+    const operationName = config.member<string>('slos', name, 'operation-name')!.value;
+    const type = config.memberOrDefault<SloType>('slos', name, 'type');
+    const latencyThresholdMs = config.member<number>('slos', name, 'latency-threshold')?.value ?? (type === 'LATENCY_P99' ? operations.resolve(operationName).expectedLatencyP99Ms : undefined);
+    if (type === 'LATENCY_P99' && latencyThresholdMs === undefined) {
+      report(`SLO ${name}: LATENCY_P99 needs svc.slos.${name}.latency-threshold or an expected-latency-p99 on ${operationName}; SLO ignored`);
+      return [];
+    }
+    return [{ name, operationName, type, target: config.member<number>('slos', name, 'target')!.value, latencyThresholdMs, windowMs: config.memberOrDefault<number>('slos', name, 'window') }];
+  });
+}
