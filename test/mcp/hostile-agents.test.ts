@@ -10,7 +10,7 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/fixture-app.js';
 import { MAX_CONNECTIONS } from '../../src/mcp/tool-server.js';
-import { mcpHarness, TOKENS } from '../support/mcp-harness.js';
+import { driveIncident, mcpHarness, TOKENS } from '../support/mcp-harness.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
 afterEach(async () => {
@@ -73,16 +73,7 @@ describe('identity', () => {
     harness = await mcpHarness('', { tokens: false });
     harness.request('/orders/:id', 20);
     const anonymous = await harness.connect(undefined, { 'x-agent-name': 'sre-lead' });
-    // An incident to hold a session: a latency fault the engine detects.
-    harness.clock.advance(120_000);
-    for (let i = 0; i < 100; i++) {
-      harness.request('/orders/:id', 20 + (i % 7));
-      harness.clock.advance(200);
-    }
-    for (let i = 0; i < 30; i++) {
-      harness.request('/orders/:id', 60, i % 2 === 0);
-      harness.clock.advance(200);
-    }
+    driveIncident(harness);
     const incidentId = harness.services.incidents.openIncident('GET /orders/:id')!.id;
     const created = await harness.call(anonymous, 'create_session', { incident_id: incidentId });
     expect(created.text).toContain('by sre-lead (unverified) (diagnostician)');

@@ -10,7 +10,8 @@ import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { parseConfigText } from '../../src/config/file-source.js';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
-import { ToolError, type ToolContext, type ToolDefinition, type ToolResult } from '../../src/mcp/tool-definition.js';
+import type { ToolContext, ToolDefinition, ToolResult } from '../../src/mcp/tool-definition.js';
+import { toolErrorOf } from './tool-harness.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import { engineHarness } from '../support/engine-harness.js';
 import { newRegistry } from '../support/registry.js';
@@ -66,15 +67,7 @@ export function serviceWithTools(yaml = '') {
     async callToolAs(agentName: string, tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolResult> {
       return tool.handler(args, { ...context, caller: { ...caller, agentName } });
     },
-    async toolError(tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolError> {
-      try {
-        await tool.handler(args, context);
-      } catch (error) {
-        if (error instanceof ToolError) return error;
-        throw error;
-      }
-      throw new Error(`${tool.name} succeeded with ${JSON.stringify(args)}`);
-    },
+    toolError: (tool: ToolDefinition, args: Record<string, string> = {}) => toolErrorOf(tool, args, context),
   };
 }
 

@@ -29,16 +29,7 @@ export function toolHarness(options: Omit<EngineOptions, 'clock' | 'emit'> = {})
     async callTool(tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolResult> {
       return tool.handler(args, context);
     },
-    /** The ToolError a call throws; fails the test when it succeeds or throws something else. */
-    async toolError(tool: ToolDefinition, args: Record<string, string> = {}): Promise<ToolError> {
-      try {
-        await tool.handler(args, context);
-      } catch (error) {
-        if (error instanceof ToolError) return error;
-        throw error;
-      }
-      throw new Error(`${tool.name} succeeded with ${JSON.stringify(args)}`);
-    },
+    toolError: (tool: ToolDefinition, args: Record<string, string> = {}) => toolErrorOf(tool, args, context),
     /** A failed `GET <route>` request whose span carries `attributes` (error.type, status code). */
     failure(route: string, latencyMs: number, attributes: Attributes): void {
       const start = harness.clock.now();
@@ -63,6 +54,17 @@ export function toolHarness(options: Omit<EngineOptions, 'clock' | 'emit'> = {})
 }
 
 /** The index of each line that starts with one of `titles`, in the order given. */
+/** The ToolError a call throws; fails the test when it succeeds or throws something else. */
+export async function toolErrorOf(tool: ToolDefinition, args: Record<string, string>, context: ToolContext): Promise<ToolError> {
+  try {
+    await tool.handler(args, context);
+  } catch (error) {
+    if (error instanceof ToolError) return error;
+    throw error;
+  }
+  throw new Error(`${tool.name} succeeded with ${JSON.stringify(args)}`);
+}
+
 export function lineIndexes(text: string, titles: readonly string[]): number[] {
   const lines = text.split('\n');
   return titles.map((title) => lines.findIndex((line) => line.startsWith(title)));

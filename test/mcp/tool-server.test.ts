@@ -5,7 +5,7 @@
 import { request } from 'node:http';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mcpHarness, TOKENS } from '../support/mcp-harness.js';
+import { driveIncident, mcpHarness, TOKENS } from '../support/mcp-harness.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
 afterEach(async () => {
@@ -30,19 +30,6 @@ const CATALOG = [
   'add_session_entry',
   'get_session',
 ];
-
-/** Steady traffic, then a fault: GET /orders/:id fails half its requests. */
-function incident(h: NonNullable<typeof harness>) {
-  h.clock.advance(120_000);
-  for (let i = 0; i < 100; i++) {
-    h.request('/orders/:id', 20 + (i % 7));
-    h.clock.advance(200);
-  }
-  for (let i = 0; i < 30; i++) {
-    h.request('/orders/:id', 60, i % 2 === 0);
-    h.clock.advance(200);
-  }
-}
 
 describe('catalog', () => {
   it('lists all 15 tools for an admin with descriptions, string-typed schemas and annotations', async () => {
@@ -100,7 +87,7 @@ describe('errors', () => {
 describe('identity', () => {
   it('takes the name from X-Agent-Name and lowers the role with X-Agent-Role or _meta, never raises it', async () => {
     harness = await mcpHarness();
-    incident(harness);
+    driveIncident(harness);
     const lowered = await harness.connect(TOKENS.ops, { 'x-agent-name': 'night-shift', 'x-agent-role': 'observer' });
     expect((await lowered.listTools()).tools.map((t) => t.name)).not.toContain('create_session');
     await expect(harness.connect(TOKENS.triage, { 'x-agent-role': 'admin' })).rejects.toThrow(/403|not within the credential's role/);
@@ -140,7 +127,7 @@ describe('identity', () => {
 describe('remediation with approval', () => {
   it('runs an action needing approval only after an approver approved it with their own credential', async () => {
     harness = await mcpHarness('', { approverTokens: true });
-    incident(harness);
+    driveIncident(harness);
     const ops = await harness.connect(TOKENS.ops);
     const action = 'reset_baseline:GET /orders/:id';
     const listed = await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/:id' });
@@ -193,7 +180,7 @@ describe('remediation with approval', () => {
 
   it('expires an approval after svc.mcp.approval-ttl', async () => {
     harness = await mcpHarness('', { approverTokens: true });
-    incident(harness);
+    driveIncident(harness);
     const ops = await harness.connect(TOKENS.ops);
     const action = 'reset_baseline:GET /orders/:id';
     const approvalId = /(APR-\S+) is open/.exec((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'r' })).text)![1]!;
@@ -206,7 +193,7 @@ describe('remediation with approval', () => {
 describe('verification', () => {
   it('asks to wait before the delay, then compares before and after', async () => {
     harness = await mcpHarness();
-    incident(harness);
+    driveIncident(harness);
     const ops = await harness.connect(TOKENS.ops);
     const action = 'enable_fallback:GET /orders/:id';
     expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'serve cached orders' })).isError).toBeFalsy();
