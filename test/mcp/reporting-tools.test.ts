@@ -98,9 +98,14 @@ describe('get_service_health', () => {
       elevated: true,
       elevatedReasons: orders.elevatedReasons,
       baseline: { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: 0.01 },
+      baselineState: 'configured',
+      samples: 100,
+      learnedErrorRate: 0.2,
     });
     expect(json.operations.find((o) => o.name === HEALTH)).toMatchObject({ elevated: false, elevatedReasons: [] });
-    expect(json.dependencies).toEqual([{ name: 'ledger', state: 'degraded', errorRate: 0.3, averageLatencyMs: 5, calls: 10 }]);
+    expect(json.dependencies).toEqual([
+      { name: 'ledger', state: 'degraded', errorRate: 0.3, averageLatencyMs: 5, calls: 10, windowMs: 60_000, stale: false, lastCallAt: isoTime(h.engine.dependencyHealth.status('ledger')!.lastCallAt) },
+    ]);
     const slo = h.engine.sloTracker.getStatus('orders-availability')!;
     expect(json.slos).toEqual([{ name: 'orders-availability', compliance: 'HEALTHY', budgetRemaining: slo.budgetRemaining, burnRate: slo.burnRate }]);
   });
