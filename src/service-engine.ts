@@ -100,7 +100,6 @@ export class Engine extends AnalysisEngine {
       emit,
       degradedErrorRate: config.get('dependency-health.degraded-error-rate'),
       unhealthyErrorRate: config.get('dependency-health.unhealthy-error-rate'),
-      windowSize: config.get('dependency-health.window-size'),
       windowMs: config.get('dependency-health.window'),
       minCalls: config.get('dependency-health.min-calls'),
       maxDependencies: dependencySlots,
@@ -119,11 +118,7 @@ export class Engine extends AnalysisEngine {
       dependencyHealth,
       changes: new ChangeTracker(clock, config.get('limits.max-changes')),
       baselineSource: config.get('baselines.source'),
-      defaultBaseline: {
-        latencyP50Ms: config.get('baselines.default-latency-p50'),
-        latencyP99Ms: config.get('baselines.default-latency-p99'),
-        errorRate: config.get('baselines.default-error-rate'),
-      },
+      expectedErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate,
       anomalyDetection: {
         enabled: config.get('anomaly-detection.enabled'),
         mode: config.get('anomaly-detection.mode'),
@@ -149,7 +144,7 @@ export class Engine extends AnalysisEngine {
   }
 }
 
-/** Static baselines from operations' expected latencies: needs both p50 and p99; error rate 0 when unset. */
+/** Static baselines from operations' expected latencies: needs both p50 and p99; error rate undefined when unset (rule 9). */
 export class CatalogBaselineProvider implements BaselineProvider {
   /** One baseline object per resolved metadata, so the per-span lookups allocate nothing. */
   private readonly baselines = new WeakMap<OperationMetadata, Baseline | null>();
@@ -161,7 +156,7 @@ export class CatalogBaselineProvider implements BaselineProvider {
     let baseline = this.baselines.get(metadata);
     if (baseline === undefined) {
       const { expectedLatencyP50Ms: p50, expectedLatencyP99Ms: p99 } = metadata;
-      baseline = p50 === undefined || p99 === undefined ? null : Object.freeze({ latencyP50Ms: p50, latencyP99Ms: p99, errorRate: metadata.expectedErrorRate ?? 0 });
+      baseline = p50 === undefined || p99 === undefined ? null : Object.freeze({ latencyP50Ms: p50, latencyP99Ms: p99, errorRate: metadata.expectedErrorRate });
       this.baselines.set(metadata, baseline);
     }
     return baseline ?? undefined;

@@ -1,10 +1,16 @@
 /** Baselines: what normal looks like for an operation. */
 
-/** The static baseline record: latency P50, latency P99 (ms) and error rate, in that order. */
+/**
+ * The static baseline record: latency P50, latency P99 (ms) and error rate, in that order. The
+ * error rate is undefined when none is expected (rule 9: `expected-error-rate: -1`, unset): then
+ * errors are not judged against a baseline.
+ */
 export interface Baseline {
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
-  readonly errorRate: number;
+  readonly errorRate: number | undefined;
+  /** True when learned from live traffic (the rolling provider), not configured. */
+  readonly learned?: boolean;
 }
 
 export type Confidence = 'LOW' | 'MEDIUM' | 'HIGH';
@@ -45,7 +51,11 @@ export class StaticBaselineProvider implements BaselineProvider {
   }
 }
 
-/** The same baseline for every operation: the last link of the composite chain. */
+/**
+ * The same baseline for every operation: the spec's last link of the composite chain, for chains
+ * assembled by hand. The engine's chain does not use it: a baseline nobody configured or learned
+ * would be shown and judged as if it were the operation's (docs/analysis.md, Baselines).
+ */
 export class DefaultBaselineProvider implements BaselineProvider {
   constructor(private readonly baseline: Baseline) {}
 

@@ -19,7 +19,7 @@ import type { Criticality } from '../enums.js';
 import type { EmitEvent } from './emit-event.js';
 import { reportError } from '../report-error.js';
 import { AnomalyDetector, type AnomalyMode, type AnomalyRun } from './anomaly-detector.js';
-import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
+import { CompositeBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { ChangeTracker } from './change-tracker.js';
 import { ErrorCategories, errorCategoryOf } from './error-categories.js';
@@ -48,7 +48,11 @@ export interface EngineOptions {
   readonly dependencyHealth?: DependencyHealth;
   readonly circuitBreakers?: CircuitBreakers;
   readonly changes?: ChangeTracker;
-  readonly defaultBaseline?: Baseline;
+  /**
+   * An operation's expected error rate, the only baseline its errors are judged against; undefined
+   * when none is set (rule 9). Default: the static baseline's error rate.
+   */
+  readonly expectedErrorRate?: (operation: string) => number | undefined;
   /** Which baseline spans carry and the chain tries first. Default static. */
   readonly baselineSource?: 'static' | 'rolling';
   readonly anomalyDetection?: {
@@ -71,7 +75,6 @@ export interface EngineOptions {
   readonly onOverflow?: (what: string, capacity: number) => void;
 }
 
-const DEFAULT_BASELINE: Baseline = { latencyP50Ms: 100, latencyP99Ms: 1000, errorRate: 0.01 };
 const SLO_SEVERITY = { INFO: 'INFO', WARNING: 'WARN', CRITICAL: 'ERROR' } as const;
 
 /**
@@ -145,7 +148,8 @@ export class Engine {
     this.staticBaselines = provided === undefined ? new StaticBaselineProvider(new Map()) : 'getBaseline' in provided ? provided : new StaticBaselineProvider(provided);
     this.baselineSource = options.baselineSource ?? 'static';
     const chain = this.baselineSource === 'rolling' ? [this.rollingBaselines, this.staticBaselines] : [this.staticBaselines, this.rollingBaselines];
-    this.baselines = new CompositeBaselineProvider([...chain, new DefaultBaselineProvider(options.defaultBaseline ?? DEFAULT_BASELINE)]);
+    // No default baseline at the end: an operation nobody configured is learning until its rolling baseline forms.
+    this.baselines = new CompositeBaselineProvider(chain);
     this.patternMatcher = options.patternMatcher ?? new PatternMatcher(undefined, undefined, undefined, { clock: this.clock, staticBaselines: this.staticBaselines, maxOperations });
     this.sloTracker = options.sloTracker ?? new SloTracker(this.clock);
     this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock, emit: this.emit, onRecovery: () => this.patternMatcher.recordRecovery() });
@@ -154,6 +158,8 @@ export class Engine {
     this.health = new HealthAggregator(this.baselines, this.sloTracker, {
       clock: this.clock,
       dependencyHealth: this.dependencyHealth,
+      rollingBaselines: this.rollingBaselines,
+      expectedErrorRate: options.expectedErrorRate ?? ((operation) => this.staticBaselines.getBaseline(operation)?.errorRate),
       circuitBreakers: this.circuitBreakers,
       criticalityOf: options.criticalityOf ?? (() => undefined),
       historyMinutes: options.historyMinutes,

@@ -4,8 +4,13 @@
  * Operation health covers the last `recentMinutes` (default 5) of its per-minute history:
  * request count, error rate, p50 and p99 (from the minute histograms), throughput, and ELEVATED
  * when, with at least 5 requests, p50 or p99 exceeds 1.5 x the baseline's and by at least 1 ms
- * (the histograms cannot tell microseconds apart), or the error rate exceeds the baseline's by
- * more than 5 points and is over twice it.
+ * (the histograms cannot tell microseconds apart), or, only for an operation with an expected
+ * error rate (rule 9: unset means errors are not judged), the error rate exceeds it by more than
+ * 5 points and is over twice it.
+ *
+ * The latency baseline is the configured one or the one learned from traffic (the chain's order);
+ * without either the operation is `learning` (with its sample count) and nothing is ELEVATED for
+ * it. No default baseline is made up.
  *
  * Service status:
  * - CRITICAL: an SLO is VIOLATED, a dependency declared `required` is unhealthy, or an operation
@@ -13,6 +18,7 @@
  * - DEGRADED: an operation is ELEVATED, a dependency is degraded or unhealthy, an SLO is AT_RISK,
  *   or a circuit breaker is not closed;
  * - HEALTHY otherwise.
+ * A stale dependency (no call in its window) keeps its last state on show but counts for neither.
  * The summary lists the reasons, so an agent sees why.
  */
 import type { Criticality } from '../enums.js';
@@ -22,6 +28,7 @@ import type { CircuitBreakers } from './circuit-breakers.js';
 import { systemClock, type Clock } from './clock.js';
 import { DependencyHealth, type DependencyState } from './dependency-health.js';
 import { MinuteHistory, type MinuteStats } from './minute-history.js';
+import type { RollingBaselineProvider } from './rolling-baseline-provider.js';
 import type { SloCompliance, SloTracker } from './slo-tracker.js';
 
 export type ServiceStatus = 'HEALTHY' | 'DEGRADED' | 'CRITICAL';
@@ -36,15 +43,31 @@ export interface OperationHealth {
   readonly elevated: boolean;
   /** Why it is elevated, for example "p99 410ms vs baseline 200ms". */
   readonly elevatedReasons: readonly string[];
+  /** The latency baseline, configured or learned; undefined while learning. */
   readonly baseline: Baseline | undefined;
+  readonly baselineState: BaselineState;
+  /** Observations in the rolling baseline's window (it forms at its minimum). */
+  readonly samples: number;
+  /** The expected error rate errors are judged against; undefined when unset (rule 9). */
+  readonly expectedErrorRate: number | undefined;
+  /** The rolling baseline's error rate, once formed: shown as learned, never judged. */
+  readonly learnedErrorRate: number | undefined;
 }
+
+/** configured: from configuration; learned: the rolling baseline; learning: neither yet. */
+export type BaselineState = 'configured' | 'learned' | 'learning';
 
 export interface DependencySummary {
   readonly name: string;
   readonly state: DependencyState;
   readonly errorRate: number;
   readonly averageLatencyMs: number;
+  /** Calls in the dependency's window. */
   readonly calls: number;
+  /** No call in the window: `state` is the last one measured and not counted by the status. */
+  readonly stale: boolean;
+  /** The last call, epoch ms. */
+  readonly lastCallAt: number;
 }
 
 export interface SloSummary {
@@ -68,6 +91,10 @@ export interface HealthSummary {
 export interface HealthAggregatorOptions {
   readonly clock?: Clock;
   readonly dependencyHealth?: DependencyHealth;
+  /** For the sample count of operations still learning and their learned error rate. */
+  readonly rollingBaselines?: RollingBaselineProvider;
+  /** An operation's expected error rate; undefined when unset (rule 9). Default: none. */
+  readonly expectedErrorRate?: (operation: string) => number | undefined;
   readonly circuitBreakers?: CircuitBreakers;
   /** Declared criticality of a dependency, for the CRITICAL rule. */
   readonly criticalityOf?: (dependency: string) => Criticality | undefined;
@@ -136,13 +163,16 @@ export class HealthAggregator {
     if (!history) return undefined;
     const recent = history.summary(this.clock.now(), this.recentMinutes);
     const baseline = this.baselines.getBaseline(operation);
+    const expectedErrorRate = this.options.expectedErrorRate?.(operation);
+    const rolling = this.options.rollingBaselines;
+    const learnedErrorRate = rolling?.learnedErrorRate(operation);
     const reasons: string[] = [];
-    if (baseline && recent.count >= MIN_REQUESTS_FOR_ELEVATION) {
+    if (recent.count >= MIN_REQUESTS_FOR_ELEVATION) {
       const slower = (value: number, base: number) => value > ELEVATION_FACTOR * base && value - base >= MIN_ELEVATION_MS;
-      if (slower(recent.p50, baseline.latencyP50Ms)) reasons.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
-      if (slower(recent.p99, baseline.latencyP99Ms)) reasons.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
-      if (recent.errorRate > baseline.errorRate + 0.05 && recent.errorRate > 2 * baseline.errorRate) {
-        reasons.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(baseline.errorRate)}`);
+      if (baseline && slower(recent.p50, baseline.latencyP50Ms)) reasons.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
+      if (baseline && slower(recent.p99, baseline.latencyP99Ms)) reasons.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
+      if (expectedErrorRate !== undefined && recent.errorRate > expectedErrorRate + 0.05 && recent.errorRate > 2 * expectedErrorRate) {
+        reasons.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(expectedErrorRate)}`);
       }
     }
     return {
@@ -155,6 +185,10 @@ export class HealthAggregator {
       elevated: reasons.length > 0,
       elevatedReasons: reasons,
       baseline,
+      baselineState: baseline === undefined ? 'learning' : baseline.learned ? 'learned' : 'configured',
+      samples: rolling?.samplesOf(operation) ?? 0,
+      expectedErrorRate,
+      learnedErrorRate,
     };
   }
 
@@ -166,6 +200,8 @@ export class HealthAggregator {
       errorRate: d.errorRate,
       averageLatencyMs: d.averageLatencyMs,
       calls: d.calls,
+      stale: d.stale,
+      lastCallAt: d.lastCallAt,
     }));
     const slos: SloSummary[] = this.slos.statuses().map((s) => ({ name: s.name, budgetRemaining: s.budgetRemaining, burnRate: s.burnRate, compliance: s.compliance }));
     const critical: string[] = [];
@@ -175,7 +211,7 @@ export class HealthAggregator {
       else if (slo.compliance === 'AT_RISK') degraded.push(`SLO ${slo.name} at risk`);
     }
     for (const dependency of dependencies) {
-      if (dependency.state === 'healthy') continue;
+      if (dependency.state === 'healthy' || dependency.stale) continue;
       const required = this.options.criticalityOf?.(dependency.name) === 'required';
       (dependency.state === 'unhealthy' && required ? critical : degraded).push(`dependency ${dependency.name} ${dependency.state}`);
     }

@@ -42,7 +42,18 @@ export class RollingBaselineProvider implements BaselineProvider {
 
   getBaseline(operation: string): Baseline | undefined {
     const snapshot = this.getSnapshot(operation);
-    return snapshot && { latencyP50Ms: snapshot.p50, latencyP99Ms: snapshot.p99, errorRate: snapshot.errorRate };
+    return snapshot && { latencyP50Ms: snapshot.p50, latencyP99Ms: snapshot.p99, errorRate: snapshot.errorRate, learned: true };
+  }
+
+  /** The learned error rate, once a baseline formed (O(1): no percentiles). */
+  learnedErrorRate(operation: string): number | undefined {
+    const window = this.windows.get(operation);
+    return this.isBaseline(window) ? window.stats().errorRate : undefined;
+  }
+
+  /** Observations held for the operation (0 when unknown): a baseline forms at `minSamples`. */
+  samplesOf(operation: string): number {
+    return this.windows.get(operation)?.count ?? 0;
   }
 
   /** Forgets an operation's observations (keeping its slot), after an intended change of behaviour. */

@@ -42,7 +42,6 @@ export function crossKeyCorrections(get: (path: string) => number, defaultOf: (p
     if (correction) corrections.push(correction);
   };
   push(notAbove(get, 'baselines.rolling-min-samples', 'baselines.rolling-window-size', defaultOf('baselines.rolling-min-samples'), 'no rolling baseline would ever form'));
-  push(notAbove(get, 'dependency-health.min-calls', 'dependency-health.window-size', defaultOf('dependency-health.min-calls'), 'no dependency would ever change state'));
 
   const window = get('baselines.rolling-window-size');
   const recent = get('patterns.recent-window-size');

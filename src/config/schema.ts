@@ -121,9 +121,8 @@ export const SCHEMA: readonly KeySpec[] = [
 
   { path: 'dependency-health.degraded-error-rate', type: fractionType(), default: 0.1, doc: 'Error rate at which a dependency becomes degraded (left below half of it)' },
   { path: 'dependency-health.unhealthy-error-rate', type: fractionType(), default: 0.5, doc: 'Error rate at which a dependency becomes unhealthy (left below half of it)' },
-  { path: 'dependency-health.window-size', type: integerType(1, 1000), default: 20, doc: 'Calls per dependency the error rate is measured over' },
-  { path: 'dependency-health.window', type: durationType('60m', { positive: true }), default: '60s', doc: 'Calls older than this do not count' },
-  { path: 'dependency-health.min-calls', type: integerType(1, 1000), default: 5, doc: 'Calls needed before the state can change' },
+  { path: 'dependency-health.window', type: durationType('60m', { min: '1s' }), default: '60s', doc: "The time a dependency's error rate is measured over (in tenths); with no call in it, its state is stale and not counted by the service status" },
+  { path: 'dependency-health.min-calls', type: integerType(1, 1000), default: 5, doc: 'Calls within the window needed before the state can change' },
 
   { path: 'deployment.emit-on-startup', type: booleanType, default: true, doc: 'Emit svc.deployment.info at startup' },
   { path: 'deployment.version', type: stringType, default: '', doc: 'Application version' },

@@ -82,7 +82,7 @@ describe('RollingBaselineProvider', () => {
     expect(provider.getBaseline('op')).toBeUndefined();
     provider.record('op', 10, true);
     expect(provider.getSnapshot('op')).toEqual({ p50: 5, p99: 10, mean: 5.5, stddev: Math.sqrt(8.25), errorRate: 0.1, sampleCount: 10, confidence: 'LOW' });
-    expect(provider.getBaseline('op')).toEqual({ latencyP50Ms: 5, latencyP99Ms: 10, errorRate: 0.1 });
+    expect(provider.getBaseline('op')).toEqual({ latencyP50Ms: 5, latencyP99Ms: 10, errorRate: 0.1, learned: true });
     for (let i = 0; i < 90; i++) provider.record('op', 5, false);
     expect(provider.getSnapshot('op')!.confidence).toBe('HIGH');
   });
@@ -108,7 +108,7 @@ describe('CompositeBaselineProvider', () => {
     rolling.record('configured', 999, false);
     const chain = new CompositeBaselineProvider([new StaticBaselineProvider({ configured: fixed }), rolling, new DefaultBaselineProvider(fallback)]);
     expect(chain.getBaseline('configured')).toBe(fixed);
-    expect(chain.getBaseline('live')).toEqual({ latencyP50Ms: 30, latencyP99Ms: 40, errorRate: 0 });
+    expect(chain.getBaseline('live')).toEqual({ latencyP50Ms: 30, latencyP99Ms: 40, errorRate: 0, learned: true });
     expect(chain.getBaseline('unknown')).toBe(fallback);
   });
 });

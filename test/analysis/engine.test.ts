@@ -81,6 +81,7 @@ describe('dependency state changes from client spans', () => {
   it('emits svc.dependency.state_change as errors rise and on recovery', () => {
     const h = engineHarness();
     for (let i = 0; i < 10; i++) h.call('payments', 20, true);
+    h.clock.advance(60_000); // the errors age out of the window (svc.dependency-health.window)
     for (let i = 0; i < 40; i++) h.call('payments', 20, false);
     expect(h.eventsNamed('svc.dependency.state_change').map((e) => `${e.body.previous_state}->${e.body.current_state}`)).toEqual([
       'healthy->unhealthy',

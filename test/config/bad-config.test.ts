@@ -52,7 +52,7 @@ describe('bad configuration', () => {
   it('a zero latency or window is refused where 0 means nothing; 0 stays accepted where it switches something off', () => {
     const config = load({ 'svc.yml': 'operations:\n  GET /a:\n    expected-latency-p50: 0ms\nanomaly-detection:\n  min-latency-deviation: 0ms\n' }, [], { SVC_DEPENDENCY_HEALTH_WINDOW: '0s' });
     expect(config.errors().map(formatProblem).sort()).toEqual([
-      'svc config error: svc.dependency-health.window (SVC_DEPENDENCY_HEALTH_WINDOW): "0s" is not above 0; accepted: a duration above 0 and at most 60m with suffix ms, s or m (for example 250ms, 1.5s, 2m); using the default "60s"',
+      'svc config error: svc.dependency-health.window (SVC_DEPENDENCY_HEALTH_WINDOW): "0s" is out of range; accepted: a duration from 1s to 60m with suffix ms, s or m (for example 250ms, 1.5s, 2m); using the default "60s"',
       'svc config error: svc.operations.[GET /a].expected-latency-p50 (svc.yml:3): "0ms" is not above 0; accepted: a duration above 0 and at most 10m with suffix ms, s or m (for example 250ms, 1.5s, 2m); ignored, as if not configured',
     ]);
     expect(config.get('dependency-health.window')).toBe(60_000);

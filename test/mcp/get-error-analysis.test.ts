@@ -82,7 +82,26 @@ describe('get_error_analysis', () => {
     for (let i = 0; i < 5; i++) h.request('/pay', 30);
     const text = await analysis(h);
     expect(lineWith(text, 'Deviation')).toMatch(/: +normal \(0\.00% vs baseline 1\.00%, 0\.0x\)$/);
-    expect(lineWith(text, 'Baseline confidence')).toMatch(/: +LOW \(fewer than 10 samples\)$/);
+    expect(lineWith(text, 'Baseline confidence')).toMatch(/: +LOW \(5 samples; the rolling baseline forms at 10\)$/);
+  });
+
+  it('an operation with no configured baseline says learning (3 samples) until its rolling baseline forms', async () => {
+    const h = toolHarness();
+    for (let i = 0; i < 3; i++) h.request('/pay', 30);
+    const text = await analysis(h);
+    expect(lineWith(text, 'Baseline confidence')).toMatch(/: +learning \(3 samples; a baseline forms at 10\)$/);
+    expect(lineWith(text, 'Deviation')).toMatch(/: +not judged: no expected error rate \(expected-error-rate unset; no error-rate baseline\)$/);
+  });
+
+  it('rule 9: with the expected error rate unset, 30 % errors are not ELEVATED; the learned rate is shown as learned', async () => {
+    const h = toolHarness({ staticBaselines: new Map([[PAY, { latencyP50Ms: 30, latencyP99Ms: 100, errorRate: undefined }]]) });
+    for (let i = 0; i < 70; i++) h.request('/pay', 30);
+    for (let i = 0; i < 30; i++) h.failure('/pay', 30, { 'http.response.status_code': 503 });
+    const text = await analysis(h);
+    expect(lineWith(text, 'Error rate')).toMatch(/: +30\.00%$/);
+    expect(lineWith(text, 'Deviation')).toMatch(/: +not judged: no expected error rate \(expected-error-rate unset; learned rate 30\.00%, shown, not judged\)$/);
+    expect(text).not.toContain('ELEVATED');
+    expect(text).not.toContain('baseline 0.00%');
   });
 
   it('counts only the last 5 minutes but keeps categories since start', async () => {

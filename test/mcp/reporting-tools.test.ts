@@ -98,9 +98,14 @@ describe('get_service_health', () => {
       elevated: true,
       elevatedReasons: orders.elevatedReasons,
       baseline: { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: 0.01 },
+      baselineState: 'configured',
+      samples: 100,
+      learnedErrorRate: 0.2,
     });
     expect(json.operations.find((o) => o.name === HEALTH)).toMatchObject({ elevated: false, elevatedReasons: [] });
-    expect(json.dependencies).toEqual([{ name: 'ledger', state: 'degraded', errorRate: 0.3, averageLatencyMs: 5, calls: 10 }]);
+    expect(json.dependencies).toEqual([
+      { name: 'ledger', state: 'degraded', errorRate: 0.3, averageLatencyMs: 5, calls: 10, windowMs: 60_000, stale: false, lastCallAt: isoTime(h.engine.dependencyHealth.status('ledger')!.lastCallAt) },
+    ]);
     const slo = h.engine.sloTracker.getStatus('orders-availability')!;
     expect(json.slos).toEqual([{ name: 'orders-availability', compliance: 'HEALTHY', budgetRemaining: slo.budgetRemaining, burnRate: slo.burnRate }]);
   });
@@ -133,6 +138,56 @@ function sloService() {
   }
   return h;
 }
+
+describe('get_service_health: baselines and dependencies as they are', () => {
+  it('an operation with only 3 requests and no baseline says learning (3 samples), in text and JSON', async () => {
+    const h = toolHarness();
+    for (let i = 0; i < 3; i++) h.request('/new', 500);
+    const text = (await h.callTool(getServiceHealth)).text;
+    expect(lineWith(text, 'GET /new')).toMatch(/3 req +err 0\.00% +p50 \S+ +p99 \S+ +learning \(3 samples\)$/);
+    expect(text).toContain('STATUS: HEALTHY');
+    const { structured } = await h.callTool(getServiceHealth, { format: 'json' });
+    expect((structured as { operations: unknown[] }).operations[0]).toMatchObject({ name: 'GET /new', baseline: null, baselineState: 'learning', samples: 3, learnedErrorRate: null, elevated: false });
+  });
+
+  it('rule 9: no error-rate baseline in JSON when the expected error rate is unset', async () => {
+    const h = toolHarness({ staticBaselines: new Map([['GET /unset', { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: undefined }]]) });
+    for (let i = 0; i < 100; i++) h.request('/unset', 20, i % 10 < 3);
+    const { structured } = await h.callTool(getServiceHealth, { format: 'json' });
+    expect((structured as { operations: unknown[] }).operations[0]).toMatchObject({ elevated: false, baseline: { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: null }, baselineState: 'configured', learnedErrorRate: 0.3 });
+    expect((await h.callTool(getServiceHealth)).text).not.toContain('ELEVATED');
+  });
+
+  it('a dependency without calls for a window is shown stale, since its last call, and not among the reasons', async () => {
+    const h = toolHarness({ criticalityOf: () => 'required' });
+    for (let i = 0; i < 20; i++) h.call('payments', 30, true);
+    const lastCall = h.clock.now();
+    expect((await h.callTool(getServiceHealth)).text).toMatch(/STATUS: CRITICAL[\s\S]*payments +unhealthy +err 100\.00% +avg 30ms +20 calls in 1m/);
+    h.clock.advance(60_000);
+    const text = (await h.callTool(getServiceHealth)).text;
+    expect(text.split('\n')[0]).toContain('STATUS: HEALTHY');
+    expect(lineWith(text, 'payments')).toMatch(new RegExp(`payments +unhealthy \\(stale\\) +no calls since ${isoTime(lastCall)} +0 calls in 1m$`));
+    expect(text).toContain('REASONS\n  none');
+    const { structured } = await h.callTool(getServiceHealth, { format: 'json' });
+    expect((structured as { dependencies: unknown[] }).dependencies).toEqual([
+      { name: 'payments', state: 'unhealthy', errorRate: 0, averageLatencyMs: 0, calls: 0, windowMs: 60_000, stale: true, lastCallAt: isoTime(lastCall) },
+    ]);
+    const summary = (await h.callTool(getExecutiveSummary)).text;
+    expect(lineWith(summary, 'STATUS:')).toBe(`STATUS: HEALTHY: all 0 operations within baseline, no SLO at risk. Stale, not counted: payments last unhealthy, no calls since ${isoTime(lastCall)}.`);
+  });
+});
+
+describe('get_executive_summary: baselines', () => {
+  it('names operations still learning a baseline with their samples, and shows no invented baseline', async () => {
+    const h = toolHarness({ staticBaselines: new Map([['GET /unset', { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: undefined }]]) });
+    for (let i = 0; i < 3; i++) h.request('/new', 30);
+    for (let i = 0; i < 20; i++) h.request('/unset', 200, i % 10 < 3);
+    const text = (await h.callTool(getExecutiveSummary)).text;
+    expect(lineWith(text, 'OPERATIONS:')).toBe('OPERATIONS: 2 tracked, 23 requests in the last 5 minutes; learning a baseline: GET /new (3 samples)');
+    const issue = lineWith(text, '1. GET /unset');
+    expect(issue).toMatch(/^ {2}1\. GET \/unset: err 30\.00%, p50 \S+ \(baseline 20ms\), p99 \S+ \(baseline 80ms\)$/);
+  });
+});
 
 describe('get_slo_report', () => {
   it('summarises compliance and lists SLOs worst first with their numbers', async () => {

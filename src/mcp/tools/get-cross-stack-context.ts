@@ -63,11 +63,19 @@ export const getCrossStackContext: ToolDefinition = {
 
 function backendFields(op: OperationHealth, recentMinutes: number): string[] {
   const base = op.baseline;
-  const deviation = op.requestCount === 0 ? `normal (no requests in the last ${recentMinutes} minutes)` : op.elevated ? `ELEVATED (${op.elevatedReasons.join('; ')})` : 'normal';
+  const deviation =
+    op.requestCount === 0
+      ? `normal (no requests in the last ${recentMinutes} minutes)`
+      : op.elevated
+        ? `ELEVATED (${op.elevatedReasons.join('; ')})`
+        : op.baselineState === 'learning'
+          ? `learning (${op.samples} samples)`
+          : 'normal';
   return fields([
     ['Operation', shownName(op.operation)],
     ['Requests', `${op.requestCount} in the last ${recentMinutes} minutes`],
-    ['Error rate', withBaseline(percent(op.errorRate), base && percent(base.errorRate))],
+    // Only an expected error rate is a baseline for errors (rule 9).
+    ['Error rate', withBaseline(percent(op.errorRate), op.expectedErrorRate === undefined ? undefined : percent(op.expectedErrorRate))],
     ['P50', withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))],
     ['P99', withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))],
     ['Deviation', deviation],

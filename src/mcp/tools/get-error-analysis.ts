@@ -3,9 +3,13 @@
  * rate, how much the rolling baseline can be trusted, and its error categories (since start), so
  * an agent in the PLAN phase can pick a remedy; the SUGGESTION line names one.
  *
- * Deviation: ELEVATED with the health aggregator's rule (more than 5 points above the baseline
- * rate and over twice it), below baseline by the mirror rule (more than 5 points below and under
- * half of it), normal otherwise.
+ * Deviation: against the operation's expected error rate only (rule 9): ELEVATED with the health
+ * aggregator's rule (more than 5 points above it and over twice it), below baseline by the mirror
+ * rule (more than 5 points below and under half of it), normal otherwise. With no expected error
+ * rate (`expected-error-rate` unset) it says `not judged`, with the rolling baseline's error rate
+ * marked as learned once one formed. Baseline confidence is the rolling baseline's; before it
+ * forms, `LOW (n samples; ...)` for an operation with a configured baseline and
+ * `learning (n samples; ...)` for one without.
  *
  * Bounded (src/mcp/bounded-output.ts): category names are cut at 128 characters, the suggestion
  * at 1/16 of `svc.mcp.max-output-bytes`, and categories beyond what fits (at most 21 are kept per
@@ -15,7 +19,7 @@
 import type { Engine } from '../../analysis/engine.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
 import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
-import { blocks, columns, fields, isoTime, listSome, multiple, percent, section } from '../text-layout.js';
+import { blocks, columns, fields, isoTime, listSome, multiple, percent, plural, section } from '../text-layout.js';
 import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
 
 const DEVIATION_POINTS = 0.05;
@@ -50,7 +54,7 @@ export const getErrorAnalysis: ToolDefinition = {
       errors += minute.errors;
     }
     const errorRate = requests ? errors / requests : 0;
-    const baselineRate = engine.baselines.getBaseline(operation)?.errorRate;
+    const health = engine.health.getOperationHealth(operation);
     const snapshot = engine.rollingBaselines.getSnapshot(operation);
     const categories = engine.errorCategories.of(operation);
     const categorized = categories.reduce((sum, c) => sum + c.count, 0);
@@ -64,8 +68,15 @@ export const getErrorAnalysis: ToolDefinition = {
         ['Total requests', String(requests)],
         ['Error count', String(errors)],
         ['Error rate', percent(errorRate)],
-        ['Deviation', deviation(requests, errorRate, baselineRate, engine.health.recentMinutes)],
-        ['Baseline confidence', snapshot ? `${snapshot.confidence} (${snapshot.sampleCount} samples)` : `LOW (fewer than ${engine.rollingBaselines.minSamples} samples)`],
+        ['Deviation', deviation(requests, errorRate, health?.expectedErrorRate, health?.learnedErrorRate, engine.health.recentMinutes)],
+        [
+          'Baseline confidence',
+          snapshot
+            ? `${snapshot.confidence} (${snapshot.sampleCount} samples)`
+            : health?.baselineState === 'configured'
+              ? `LOW (${plural(health.samples, 'sample')}; the rolling baseline forms at ${engine.rollingBaselines.minSamples})`
+              : `learning (${plural(health?.samples ?? 0, 'sample')}; a baseline forms at ${engine.rollingBaselines.minSamples})`,
+        ],
       ]),
     ].join('\n');
     const suggested = `SUGGESTION: ${cutField(suggestion(engine, errors, categories[0]?.category), fieldChars(maxBytes))}`;
@@ -80,12 +91,15 @@ export const getErrorAnalysis: ToolDefinition = {
   },
 };
 
-function deviation(requests: number, rate: number, baseline: number | undefined, recentMinutes: number): string {
+function deviation(requests: number, rate: number, expected: number | undefined, learned: number | undefined, recentMinutes: number): string {
   if (requests === 0) return `no requests in the last ${recentMinutes} minutes`;
-  if (baseline === undefined) return 'no baseline';
-  const versus = `${percent(rate)} vs baseline ${percent(baseline)}${baseline > 0 ? `, ${multiple(rate / baseline)}` : ''}`;
-  if (rate > baseline + DEVIATION_POINTS && rate > 2 * baseline) return `ELEVATED (${versus})`;
-  if (rate < baseline - DEVIATION_POINTS && rate < baseline / 2) return `below baseline (${versus})`;
+  if (expected === undefined) {
+    const known = learned === undefined ? 'no error-rate baseline' : `learned rate ${percent(learned)}, shown, not judged`;
+    return `not judged: no expected error rate (expected-error-rate unset; ${known})`;
+  }
+  const versus = `${percent(rate)} vs baseline ${percent(expected)}${expected > 0 ? `, ${multiple(rate / expected)}` : ''}`;
+  if (rate > expected + DEVIATION_POINTS && rate > 2 * expected) return `ELEVATED (${versus})`;
+  if (rate < expected - DEVIATION_POINTS && rate < expected / 2) return `below baseline (${versus})`;
   return `normal (${versus})`;
 }
 
@@ -93,7 +107,8 @@ function deviation(requests: number, rate: number, baseline: number | undefined,
 function suggestion(engine: Engine, recentErrors: number, category: string | undefined): string {
   const top = category === undefined ? undefined : shownName(category, MAX_CATEGORY_CHARS);
   if (top === undefined) return recentErrors ? 'errors are not categorised; check dependency health (get_service_health) and recent changes.' : 'no errors recorded; nothing to remedy for errors.';
-  const unwell = engine.dependencyHealth.statuses().filter((d) => d.state !== 'healthy');
+  // Stale states (no call in the window) describe the past: not a current suspect.
+  const unwell = engine.dependencyHealth.statuses().filter((d) => d.state !== 'healthy' && !d.stale);
   const dependencies = listSome(unwell.map((d) => `${shownName(d.name)} (${d.state})`), 3);
   if (TIMEOUT.test(top)) return `mostly timeouts (${top}): put a circuit breaker with a shorter timeout on the slow dependency and serve a fallback while it is open.`;
   if (UNREACHABLE.test(top)) return `mostly unreachable dependencies (${top}): check ${unwell.length ? dependencies : 'the dependency'} and fail over or open its circuit breaker.`;

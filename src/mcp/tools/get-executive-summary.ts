@@ -6,10 +6,15 @@
  * stays bounded however many operations are elevated (under 400 tokens, as characters / 4, with
  * 50 elevated operations; see test/mcp/reporting-tools.test.ts, and with 1,000 in
  * test/mcp/bounded-tools.test.ts). It takes no page: it is a summary, get_service_health lists.
+ *
+ * Baselines shown are configured or learned, never made up: the error-rate baseline only where an
+ * expected error rate is set (rule 9). Operations still learning a baseline are counted on the
+ * OPERATIONS line with their samples (at most three named). Dependencies with no call in their
+ * window are stale: named apart, not as problems.
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
-import { headerLine, listSome, ms, percent, plural, withBaseline } from '../text-layout.js';
+import { headerLine, isoTime, listSome, ms, percent, plural, withBaseline } from '../text-layout.js';
 import { cutField } from '../bounded-output.js';
 import { operationsWorstFirst } from './worst-first.js';
 
@@ -31,7 +36,9 @@ export const getExecutiveSummary: ToolDefinition = {
     const slos = summary.slos;
     const atRisk = slos.filter((s) => s.compliance === 'AT_RISK').length;
     const violated = slos.filter((s) => s.compliance === 'VIOLATED').length;
-    const unwell = summary.dependencies.filter((d) => d.state !== 'healthy');
+    const unwell = summary.dependencies.filter((d) => d.state !== 'healthy' && !d.stale);
+    const stale = summary.dependencies.filter((d) => d.state !== 'healthy' && d.stale);
+    const learning = summary.operations.filter((op) => op.baselineState === 'learning' && op.requestCount > 0);
 
     const problems = [
       elevated.length && `${elevated.length} of ${plural(summary.operations.length, 'operation')} elevated`,
@@ -39,10 +46,16 @@ export const getExecutiveSummary: ToolDefinition = {
       atRisk && `${plural(atRisk, 'SLO')} at risk`,
       unwell.length && `${plural(unwell.length, 'dependency', 'dependencies')} not healthy (${listSome(unwell.map((d) => `${cutField(d.name, MAX_NAME)} ${d.state}`), 3)})`,
     ].filter((p): p is string => typeof p === 'string');
+    const staleNote = stale.length
+      ? ` Stale, not counted: ${listSome(stale.map((d) => `${cutField(d.name, MAX_NAME)} last ${d.state}, no calls since ${isoTime(d.lastCallAt)}`), 3)}.`
+      : '';
     const sentence =
       summary.status === 'HEALTHY'
-        ? `HEALTHY: all ${plural(summary.operations.length, 'operation')} within baseline, no SLO at risk.`
-        : `${summary.status}: ${problems.length ? problems.join('; ') : cutField(summary.reasons[0] ?? 'see get_service_health', 200)}.`;
+        ? `HEALTHY: ${withinBaseline(summary.operations.length, learning.length)}, no SLO at risk.${staleNote}`
+        : `${summary.status}: ${problems.length ? problems.join('; ') : cutField(summary.reasons[0] ?? 'see get_service_health', 200)}.${staleNote}`;
+    const learningNote = learning.length
+      ? `; learning a baseline: ${listSome(learning.map((op) => `${cutField(op.operation, MAX_NAME)} (${plural(op.samples, 'sample')})`), 3)}`
+      : '';
 
     const issues = elevated.slice(0, TOP_ISSUES).map((op, i) => `  ${i + 1}. ${issueLine(op)}`);
     if (elevated.length > TOP_ISSUES) issues.push(`  (${elevated.length - TOP_ISSUES} more elevated)`);
@@ -61,17 +74,22 @@ export const getExecutiveSummary: ToolDefinition = {
         'TOP ISSUES',
         ...(issues.length ? issues : ['  none']),
         `SLO BUDGET: ${sloLine}`,
-        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last ${services.engine.health.recentMinutes} minutes`,
+        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last ${services.engine.health.recentMinutes} minutes${learningNote}`,
       ].join('\n'),
     );
   },
 };
 
+/** "all 4 operations within baseline", or with learning ones "3 of 4 operations within baseline, 1 learning". */
+function withinBaseline(total: number, learning: number): string {
+  return learning ? `${total - learning} of ${plural(total, 'operation')} within baseline, ${learning} learning` : `all ${plural(total, 'operation')} within baseline`;
+}
+
 function issueLine(op: OperationHealth): string {
   const base = op.baseline;
   return [
     `${cutField(op.operation, MAX_NAME)}:`,
-    `err ${withBaseline(percent(op.errorRate), base && percent(base.errorRate))},`,
+    `err ${withBaseline(percent(op.errorRate), op.expectedErrorRate === undefined ? undefined : percent(op.expectedErrorRate))},`,
     `p50 ${withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))},`,
     `p99 ${withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))}`,
   ].join(' ');

@@ -3,6 +3,11 @@
  * reasons, per-operation metrics over the recent minutes (svc.health.recent-minutes) with ELEVATED flags, dependency states
  * and SLO budgets.
  *
+ * An operation with neither a configured nor a learned baseline says `learning (3 samples)`: it is
+ * never ELEVATED until its rolling baseline forms. A dependency line counts the calls of its window
+ * (`svc.dependency-health.window`); one with no call in it says `stale, no calls since <time>`: its
+ * last state is shown but no longer counts toward the status.
+ *
  * Bounded (src/mcp/bounded-output.ts): each list is worst first (operations ELEVATED, then within
  * baseline, then idle; dependencies unhealthy, degraded, healthy; SLOs VIOLATED, AT_RISK, HEALTHY;
  * reasons CRITICAL ones first) and a page takes the next items of each list in turn while they
@@ -13,17 +18,20 @@
  * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos },
  *   nextPage: string | null, reasons: string[],
  *   operations: [{ name, requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
- *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate } | null }],
- *   dependencies: [{ name, state, errorRate, averageLatencyMs, calls }],
+ *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate: number | null } | null,
+ *                  baselineState: 'configured' | 'learned' | 'learning', samples, learnedErrorRate: number | null }],
+ *   dependencies: [{ name, state, errorRate, averageLatencyMs, calls, windowMs, stale, lastCallAt }],
  *   slos: [{ name, compliance, budgetRemaining, burnRate }] }
  * Rates and budgets are fractions (0.025 for 2.5 %), latencies milliseconds; `leftOut` counts, per
- * array, the items not on this page.
+ * array, the items not on this page. `baseline.errorRate` is the expected error rate errors are
+ * judged against, null when unset (rule 9); `learnedErrorRate` is the rolling baseline's, shown,
+ * never judged. `calls` are within the last `windowMs`; `lastCallAt` is ISO 8601 UTC.
  */
 import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
 import { callFor, cutField, maxOutputBytes, PAGE, pageArgument, pageJson, pageText, shownName, type PageRequest } from '../bounded-output.js';
 import { FORMAT, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { formatArgument } from './operation-argument.js';
-import { blocks, columns, headerLine, ms, multiple, percent, plural, section } from '../text-layout.js';
+import { blocks, columns, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
 import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloKind, slosWorstFirst } from './worst-first.js';
 
 /** Columns are padded to at most this width, so one long name does not widen every line. */
@@ -54,8 +62,9 @@ export const getServiceHealth: ToolDefinition = {
     const operations = [...summary.operations].sort(operationsWorstFirst);
     const dependencies = [...summary.dependencies].sort(dependenciesWorstFirst);
     const slos = [...summary.slos].sort(slosWorstFirst);
-    if (format === 'text') return textResult(healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes));
-    const json = healthJson(request, summary, operations, dependencies, slos);
+    const windowMs = services.engine.dependencyHealth.windowMs;
+    if (format === 'text') return textResult(healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs));
+    const json = healthJson(request, summary, operations, dependencies, slos, windowMs);
     return textResult(JSON.stringify(json, null, 2), json);
   },
 };
@@ -67,6 +76,7 @@ function healthText(
   dependencies: readonly DependencySummary[],
   slos: readonly SloSummary[],
   recentMinutes: number,
+  windowMs: number,
 ): string {
   const reasons = summary.reasons.map((r) => cutField(r, MAX_REASON_CHARS));
   const { text } = pageText(
@@ -75,9 +85,9 @@ function healthText(
       { noun: 'operation', items: columns(operations.map(operationCells), MAX_COLUMN), kinds: operations.map(operationKind), ranks: operations.map((op) => rank(op.elevated)) },
       {
         noun: ['dependency', 'dependencies'],
-        items: columns(dependencies.map((d) => [shownName(d.name), d.state, `err ${percent(d.errorRate)}`, `avg ${ms(d.averageLatencyMs)}`, plural(d.calls, 'call')]), MAX_COLUMN),
-        kinds: dependencies.map((d) => d.state),
-        ranks: dependencies.map((d) => rank(d.state !== 'healthy')),
+        items: columns(dependencies.map((d) => dependencyCells(d, windowMs)), MAX_COLUMN),
+        kinds: dependencies.map((d) => (d.stale ? `stale ${d.state}` : d.state)),
+        ranks: dependencies.map((d) => rank(d.state !== 'healthy' && !d.stale)),
       },
       {
         noun: 'SLO',
@@ -104,10 +114,17 @@ function operationCells(op: OperationHealth): string[] {
   if (op.requestCount === 0) return [name, '0 req', 'idle'];
   const cells = [name, `${op.requestCount} req`, `err ${percent(op.errorRate)}`, `p50 ${ms(op.p50)}`, `p99 ${ms(op.p99)}`];
   if (op.elevated) cells.push(`ELEVATED (${op.elevatedReasons.join('; ')})`);
+  else if (op.baselineState === 'learning') cells.push(`learning (${plural(op.samples, 'sample')})`);
   return cells;
 }
 
-function healthJson(request: PageRequest, summary: HealthSummary, operations: readonly OperationHealth[], dependencies: readonly DependencySummary[], slos: readonly SloSummary[]) {
+function dependencyCells(d: DependencySummary, windowMs: number): string[] {
+  const within = `in ${duration(windowMs)}`;
+  if (d.stale) return [shownName(d.name), `${d.state} (stale)`, `no calls since ${isoTime(d.lastCallAt)}`, `0 calls ${within}`];
+  return [shownName(d.name), d.state, `err ${percent(d.errorRate)}`, `avg ${ms(d.averageLatencyMs)}`, `${plural(d.calls, 'call')} ${within}`];
+}
+
+function healthJson(request: PageRequest, summary: HealthSummary, operations: readonly OperationHealth[], dependencies: readonly DependencySummary[], slos: readonly SloSummary[], windowMs: number) {
   return pageJson(
     request,
     [
@@ -124,13 +141,25 @@ function healthJson(request: PageRequest, summary: HealthSummary, operations: re
           throughputPerMinute: op.throughputPerMinute,
           elevated: op.elevated,
           elevatedReasons: [...op.elevatedReasons],
-          baseline: op.baseline ? { latencyP50Ms: op.baseline.latencyP50Ms, latencyP99Ms: op.baseline.latencyP99Ms, errorRate: op.baseline.errorRate } : null,
+          baseline: op.baseline ? { latencyP50Ms: op.baseline.latencyP50Ms, latencyP99Ms: op.baseline.latencyP99Ms, errorRate: op.expectedErrorRate ?? null } : null,
+          baselineState: op.baselineState,
+          samples: op.samples,
+          learnedErrorRate: op.learnedErrorRate ?? null,
         })),
       },
       {
         key: 'dependencies',
-        items: dependencies.map((d) => ({ name: d.name, state: d.state, errorRate: d.errorRate, averageLatencyMs: d.averageLatencyMs, calls: d.calls })),
-        ranks: dependencies.map((d) => rank(d.state !== 'healthy')),
+        items: dependencies.map((d) => ({
+          name: d.name,
+          state: d.state,
+          errorRate: d.errorRate,
+          averageLatencyMs: d.averageLatencyMs,
+          calls: d.calls,
+          windowMs,
+          stale: d.stale,
+          lastCallAt: d.lastCallAt ? isoTime(d.lastCallAt) : null,
+        })),
+        ranks: dependencies.map((d) => rank(d.state !== 'healthy' && !d.stale)),
       },
       {
         key: 'slos',

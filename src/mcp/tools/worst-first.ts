@@ -4,7 +4,7 @@
  *
  * - Operations: ELEVATED first, then the others with traffic, idle ones last; within each, by
  *   error rate above baseline, then p99 relative to baseline p99 (p99 without a baseline), then name.
- * - Dependencies: unhealthy, degraded, healthy; then by error rate.
+ * - Dependencies: unhealthy, degraded, then stale ones (no call in their window), healthy; then by error rate.
  * - SLOs: VIOLATED, AT_RISK, HEALTHY; then by budget remaining, lowest first, then burn rate.
  *
  * A problem (rank 0: ELEVATED, not healthy, not HEALTHY) goes on a page before the rest of any list.
@@ -39,10 +39,12 @@ export function operationsWorstFirst(a: OperationHealth, b: OperationHealth): nu
   );
 }
 
-const DEPENDENCY_GROUP: Record<DependencySummary['state'], number> = { unhealthy: 0, degraded: 1, healthy: 2 };
+const DEPENDENCY_GROUP: Record<DependencySummary['state'], number> = { unhealthy: 0, degraded: 1, healthy: 3 };
+/** Stale states describe the past: after the live problems, before the healthy. */
+const dependencyGroup = (d: DependencySummary): number => (d.stale && d.state !== 'healthy' ? 2 : DEPENDENCY_GROUP[d.state]);
 
 export function dependenciesWorstFirst(a: DependencySummary, b: DependencySummary): number {
-  return DEPENDENCY_GROUP[a.state] - DEPENDENCY_GROUP[b.state] || b.errorRate - a.errorRate;
+  return dependencyGroup(a) - dependencyGroup(b) || b.errorRate - a.errorRate;
 }
 
 const SLO_GROUP: Record<SloCompliance, number> = { VIOLATED: 0, AT_RISK: 1, HEALTHY: 2 };
