@@ -37,7 +37,7 @@ export type { Detection } from './analysis/engine.js';
 export { FakeClock, systemClock, type Clock } from './analysis/clock.js';
 export { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot, type Confidence } from './analysis/baseline.js';
 export { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
-export { AnomalyDetector, type Anomaly, type AnomalyMode } from './analysis/anomaly-detector.js';
+export { AnomalyDetector, type Anomaly } from './analysis/anomaly-detector.js';
 export { PatternMatcher, INCIDENT_PATTERNS, PATTERN_DESCRIPTIONS, type IncidentPattern, type PatternThresholds } from './analysis/pattern-matcher.js';
 export { SloTracker, type SloAlert, type SloDefinition, type SloStatus, type SloType, type SloCompliance } from './analysis/slo-tracker.js';
 export { HealthAggregator, type HealthSummary, type OperationHealth, type ServiceStatus } from './analysis/health-aggregator.js';

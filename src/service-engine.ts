@@ -5,7 +5,7 @@
  * src/analysis knows nothing of configuration, metadata or telemetry.
  */
 import { ResolvedConfig } from './config/resolved-config.js';
-import { ChangeTracker } from './analysis/change-tracker.js';
+import { ChangeTracker, recordingStateChanges } from './analysis/change-tracker.js';
 import { SpanClock, systemClock, type Clock } from './analysis/clock.js';
 import { DependencyHealth } from './analysis/dependency-health.js';
 import type { EmitEvent } from './analysis/emit-event.js';
@@ -68,7 +68,8 @@ export class Engine extends AnalysisEngine {
    */
   static fromConfig(config: ResolvedConfig, metadata: ServiceMetadata, options: { clock?: Clock; emit?: EmitEvent; report?: (message: string) => void } = {}): Engine {
     const clock = new SpanClock(options.clock ?? systemClock);
-    const emit = options.emit ?? (() => {});
+    const changes = new ChangeTracker(clock, config.get('limits.max-changes'));
+    const emit = recordingStateChanges(options.emit ?? (() => {}), changes);
     const maxOperations = config.get<number>('limits.max-operations');
     // Undeclared dependencies are capped at max-dependencies by the span processor; the health
     // structures hold twice that, so declared dependencies always find room.
@@ -81,15 +82,21 @@ export class Engine extends AnalysisEngine {
       maxOperations,
       maxDependencies: dependencySlots,
       watchesErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate !== undefined,
+      coldStartLimitOf: () => tightestConsumerSla(metadata),
       thresholds: {
-        recentWindowSize: config.get('patterns.recent-window-size'),
-        minRecentSamples: Math.ceil(config.get<number>('patterns.recent-window-size') / 2),
+        windowMs: config.get('patterns.window'),
+        minWindowSamples: config.get('patterns.min-samples'),
+        referenceMs: config.get('patterns.reference-window'),
         minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
         cascadeWindowMs: config.get('patterns.cascade-window'),
+        memorySlotMs: config.get('patterns.memory-leak-slot'),
         memoryLeakSlopeBytesPerMinute: config.get<number>('patterns.memory-leak-slope-mb-per-minute') * 1024 * 1024,
         memoryLeakMinR2: config.get('patterns.memory-leak-min-r2'),
+        memoryLeakLatencyFactor: config.get('patterns.memory-leak-latency-factor'),
         herdWindowMs: config.get('patterns.herd-window'),
+        herdRecentMs: config.get('patterns.herd-recent-window'),
         herdRateMultiplier: config.get('patterns.herd-rate-multiplier'),
+        herdMinRequests: config.get('patterns.herd-min-requests'),
         coldStartWindowMs: config.get('patterns.cold-start-window'),
         coldStartFactor: config.get('patterns.cold-start-factor'),
         coldStartLatencyMs: config.get('patterns.cold-start-latency'),
@@ -116,14 +123,14 @@ export class Engine extends AnalysisEngine {
       ),
       patternMatcher,
       dependencyHealth,
-      changes: new ChangeTracker(clock, config.get('limits.max-changes')),
+      changes,
       baselineSource: config.get('baselines.source'),
       expectedErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate,
       anomalyDetection: {
         enabled: config.get('anomaly-detection.enabled'),
-        mode: config.get('anomaly-detection.mode'),
         threshold: config.get('anomaly-detection.z-score-threshold'),
         persistence: config.get('anomaly-detection.persistence'),
+        persistenceMs: config.get('anomaly-detection.persistence-window'),
         minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
         eventIntervalMs: config.get('anomaly-detection.event-interval'),
       },
@@ -142,6 +149,17 @@ export class Engine extends AnalysisEngine {
     }
     return engine;
   }
+}
+
+/**
+ * The tightest latency SLA of the service's declared consumers (a cold start slower than it is a
+ * detection by itself); undefined when none declares one. Consumers are declared per service, so
+ * it is the same for every operation.
+ */
+function tightestConsumerSla(metadata: ServiceMetadata): number | undefined {
+  let tightest: number | undefined;
+  for (const consumer of metadata.topology().registry.consumers()) if (consumer.slaLatencyMs > 0 && (tightest === undefined || consumer.slaLatencyMs < tightest)) tightest = consumer.slaLatencyMs;
+  return tightest;
 }
 
 /** Static baselines from operations' expected latencies: needs both p50 and p99; error rate undefined when unset (rule 9). */
@@ -172,6 +190,6 @@ function sloDefinitions(config: ResolvedConfig, operations: OperationCatalog, re
       report(`SLO ${name}: LATENCY_P99 needs svc.slos.${name}.latency-threshold or an expected-latency-p99 on ${operationName}; SLO ignored`);
       return [];
     }
-    return [{ name, operationName, type, target: config.member<number>('slos', name, 'target')!.value, latencyThresholdMs, windowMs: config.memberOrDefault<number>('slos', name, 'window') }];
+    return [{ name, operationName, type, target: config.member<number>('slos', name, 'target')!.value, latencyThresholdMs, windowMs: config.memberOrDefault<number>('slos', name, 'window'), minEvents: config.memberOrDefault<number>('slos', name, 'min-events') }];
   });
 }

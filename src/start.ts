@@ -22,6 +22,7 @@ import { startToolServer } from './mcp/start-tool-server.js';
 import { installShutdownHooks, settledWithin } from './telemetry/shutdown-hooks.js';
 import { TelemetryLoss } from './telemetry/telemetry-loss.js';
 import { systemClock } from './analysis/clock.js';
+import type { ChangeEntry, ChangeTracker } from './analysis/change-tracker.js';
 import { diag } from '@opentelemetry/api';
 import { TopologyResource } from './telemetry/topology-resource.js';
 
@@ -45,12 +46,18 @@ export interface Svc {
   shutdown(): Promise<void>;
 }
 
-/** `configuration loaded: 12 values from svc.yml:…, 2 from env, 1 from -D` for the change record. */
+/** `configuration loaded: 12 from svc.yml:…, 2 from env, 1 from -D properties`, part of the start's deployment record. */
 function configurationDescription(config: ResolvedConfig): string {
   const counts = new Map<string, number>();
   for (const entry of config.entries()) if (entry.source.kind !== 'default') counts.set(entry.source.kind, (counts.get(entry.source.kind) ?? 0) + 1);
   const parts = [...counts].map(([kind, count]) => `${count} from ${kind === 'property' ? '-D properties' : kind}`);
   return `configuration loaded: ${parts.length ? parts.join(', ') : 'defaults only'}`;
+}
+
+/** The process's start is one change: the deployment, with the configuration it loaded. */
+export function recordStart(changes: ChangeTracker, deployment: DeploymentInfo, config: ResolvedConfig): ChangeEntry {
+  const configuration = configurationDescription(config);
+  return changes.record('deployment', `${deploymentDescription(deployment)}; ${configuration}`, { ...deploymentEventBody(deployment), configuration }, Date.parse(deployment.timestamp));
 }
 
 function printProblem(problem: ConfigProblem): void {
@@ -130,8 +137,7 @@ function startOrThrow(options: StartOptions): Svc {
   runtime().engine = engine;
   runtime().context = { config, metadata };
   const stopHeapSampling = engine?.startHeapSampling(config.get<number>('patterns.heap-sample-interval'));
-  engine?.changes.record('deployment', deploymentDescription(deployment), deploymentEventBody(deployment), Date.parse(deployment.timestamp));
-  engine?.changes.record('config_change', configurationDescription(config), {}, Date.parse(deployment.timestamp));
+  if (engine) recordStart(engine.changes, deployment, config);
 
   setTimeout(settleTopology, TOPOLOGY_SETTLE_MS).unref();
   process.once('beforeExit', settleTopology);

@@ -1,47 +1,44 @@
 /**
- * Latency anomalies by z-score against the operation's rolling baseline.
+ * The spec's per-span anomaly signal: z = (latency - mean) / stddev against the operation's
+ * rolling baseline, anomalous when |z| > threshold, anomaly_score = min(1, |z| / 4). Every
+ * anomalous span carries the `svc.anomaly.*` attributes.
  *
- * - `zscore` mode is the spec's plain rule: z = (latency - mean) / stddev, anomalous when
- *   |z| > threshold, and every anomalous span is worth an event.
- * - `robust` mode (the default) takes z on log latency, which suits the heavy right tail of
- *   real latencies, and calls a detection sustained (worth an event or an incident) only after
- *   `persistence` consecutive anomalous spans of the operation that are also at least
- *   `minLatencyDeviationMs` away from the baseline's typical (geometric mean) latency, so
- *   sub-millisecond jitter of a fast operation never makes an event. Single outliers still get
- *   the span attributes, but never an event. bench/false-positives.mjs measures both modes.
- *
- * In both modes anomaly_score = min(1, |z| / 4).
+ * An anomalous span is worth a `svc.anomaly.detected` event (rate-limited by the engine) when the
+ * operation's anomalies persist: its spans have been anomalous without a break for at least
+ * `persistenceMs` and at least `persistence` spans, and this one is at least
+ * `minLatencyDeviationMs` away from the mean. Persistence is a duration plus a minimum count, so
+ * it means the same at any request rate: a stall shared by the requests in flight (a GC pause,
+ * an event-loop block) makes a run as long as the stall, not as long as the requests it held.
+ * Anomalies never open incidents: detections come only from patterns (./pattern-matcher.ts).
  */
 import { BoundedMap } from './bounded-map.js';
-import { logLatency } from './log-latency.js';
 import type { RollingWindow } from './rolling-window.js';
 
-export type AnomalyMode = 'robust' | 'zscore';
-export const ANOMALY_MODES = ['robust', 'zscore'] as const;
-
 export interface AnomalyDetectorOptions {
-  readonly mode?: AnomalyMode;
   readonly threshold?: number;
-  /** Consecutive anomalous spans before a detection is sustained (robust mode). */
+  /** Anomalous spans without a break before an event. Default 3. */
   readonly persistence?: number;
-  /** Robust mode: the smallest latency deviation (ms) that counts toward persistence. */
+  /** How long the anomalies must last before an event (ms). Default 1000. */
+  readonly persistenceMs?: number;
+  /** The smallest latency deviation (ms) worth an event. Default 1. */
   readonly minLatencyDeviationMs?: number;
   readonly maxOperations?: number;
 }
 
 /** What a check reads of the baseline window. */
-type BaselineStats = Pick<RollingWindow, 'mean' | 'stddev' | 'logMean' | 'logStddev'>;
+type BaselineStats = Pick<RollingWindow, 'mean' | 'stddev'>;
 
-/** Consecutive anomalous spans of one operation so far. */
+/** One operation's current run of anomalous spans. */
 export interface AnomalyRun {
   length: number;
+  startedAtMs: number;
 }
 
 export interface Anomaly {
-  /** Standard deviations from the baseline: of latency (zscore mode) or of log latency (robust mode). */
+  /** Standard deviations of latency from the baseline mean. */
   readonly zScore: number;
   readonly score: number;
-  /** Worth an event or an incident, not only a span attribute. */
+  /** Persistent: worth an event, not only span attributes. */
   readonly sustained: boolean;
 }
 
@@ -49,48 +46,43 @@ const SCORE_NORMALIZER = 4;
 const MIN_STDDEV = 1e-9;
 
 export class AnomalyDetector {
-  readonly mode: AnomalyMode;
   readonly threshold: number;
   readonly persistence: number;
+  readonly persistenceMs: number;
   readonly minLatencyDeviationMs: number;
   private readonly runs: BoundedMap<string, AnomalyRun>;
 
   constructor(options: AnomalyDetectorOptions = {}) {
-    this.mode = options.mode ?? 'robust';
     this.threshold = options.threshold ?? 3;
-    this.persistence = this.mode === 'robust' ? Math.max(1, options.persistence ?? 3) : 1;
-    this.minLatencyDeviationMs = this.mode === 'robust' ? (options.minLatencyDeviationMs ?? 1) : 0;
-    this.runs = new BoundedMap(options.maxOperations ?? 1000, () => ({ length: 0 }));
+    this.persistence = Math.max(1, options.persistence ?? 3);
+    this.persistenceMs = Math.max(0, options.persistenceMs ?? 1000);
+    this.minLatencyDeviationMs = options.minLatencyDeviationMs ?? 1;
+    this.runs = new BoundedMap(options.maxOperations ?? 1000, () => ({ length: 0, startedAtMs: 0 }));
   }
 
   /** Checks a span's latency against the baseline window, before the span is recorded in it. */
-  check(operation: string, latencyMs: number, stats: BaselineStats | undefined): Anomaly | undefined {
-    return this.checkRun(this.runFor(operation), latencyMs, stats);
+  check(operation: string, latencyMs: number, stats: BaselineStats | undefined, nowMs: number): Anomaly | undefined {
+    return this.checkRun(this.runFor(operation), latencyMs, stats, nowMs);
   }
 
-  /** The operation's run of anomalous spans (undefined without persistence or beyond the cap), for callers that keep it. */
+  /** The operation's run of anomalous spans (undefined beyond the cap), for callers that keep it. */
   runFor(operation: string): AnomalyRun | undefined {
-    return this.persistence > 1 ? this.runs.getOrCreate(operation) : undefined;
+    return this.runs.getOrCreate(operation);
   }
 
-  /** `check` with the operation's run at hand; `log` is `logLatency(latencyMs)`, for callers that have it already. */
-  checkRun(run: AnomalyRun | undefined, latencyMs: number, stats: BaselineStats | undefined, log = logLatency(latencyMs)): Anomaly | undefined {
+  /** `check` with the operation's run at hand. */
+  checkRun(run: AnomalyRun | undefined, latencyMs: number, stats: BaselineStats | undefined, nowMs: number): Anomaly | undefined {
     if (!stats) return undefined;
-    const zScore =
-      this.mode === 'zscore'
-        ? (latencyMs - stats.mean) / Math.max(stats.stddev, MIN_STDDEV)
-        : (log - stats.logMean) / Math.max(stats.logStddev, MIN_STDDEV);
-    const anomalous = Math.abs(zScore) > this.threshold;
-    if (!anomalous) {
+    const deviation = latencyMs - stats.mean;
+    const zScore = deviation / Math.max(stats.stddev, MIN_STDDEV);
+    if (!(Math.abs(zScore) > this.threshold)) {
       if (run) run.length = 0;
       return undefined;
     }
     const score = Math.min(1, Math.abs(zScore) / SCORE_NORMALIZER);
-    if (this.minLatencyDeviationMs > 0 && Math.abs(latencyMs - Math.exp(stats.logMean)) < this.minLatencyDeviationMs) {
-      if (run) run.length = 0;
-      return { zScore, score, sustained: false };
-    }
-    const length = run ? ++run.length : 1;
-    return { zScore, score, sustained: length >= this.persistence };
+    if (!run) return { zScore, score, sustained: false };
+    if (run.length++ === 0) run.startedAtMs = nowMs;
+    const sustained = run.length >= this.persistence && nowMs - run.startedAtMs >= this.persistenceMs && Math.abs(deviation) >= this.minLatencyDeviationMs;
+    return { zScore, score, sustained };
   }
 }

@@ -1,10 +1,24 @@
 /**
- * What changed and when: deployments and configuration changes, kept (bounded, newest last) so
- * incident context can name a change close to an anomaly as a probable cause.
+ * What changed and when, kept (bounded, oldest first) so incident context can rank the changes
+ * before an episode (incident-cause.ts) and show what agents did about it:
+ * - `deployment`: the process's start (with the configuration it loaded) or a rollout;
+ * - `config_change`: a feature flag, a setting, recorded by the app;
+ * - `dependency_state` and `circuit_breaker`: recorded from their state-change events
+ *   (`recordingStateChanges`), as the spec's causality tracker;
+ * - `remediation`: an action an agent took; shown as an action taken, never ranked as a cause.
+ *
+ * An entry may say what it touches (an operation, a dependency), which the ranking prefers.
  */
+import type { EmitEvent } from './emit-event.js';
 import { systemClock, type Clock } from './clock.js';
 
-export type ChangeKind = 'deployment' | 'config_change';
+export type ChangeKind = 'deployment' | 'config_change' | 'dependency_state' | 'circuit_breaker' | 'remediation';
+
+/** What a change acts on; a change without either touches the whole process. */
+export interface ChangeTarget {
+  readonly operation?: string;
+  readonly dependency?: string;
+}
 
 export interface ChangeEntry {
   readonly kind: ChangeKind;
@@ -12,6 +26,7 @@ export interface ChangeEntry {
   /** Epoch ms. */
   readonly timestamp: number;
   readonly details: Readonly<Record<string, string>>;
+  readonly touches: ChangeTarget;
 }
 
 export class ChangeTracker {
@@ -22,8 +37,8 @@ export class ChangeTracker {
     private readonly capacity = 200,
   ) {}
 
-  record(kind: ChangeKind, description: string, details: Record<string, string> = {}, timestamp = this.clock.now()): ChangeEntry {
-    const entry = Object.freeze({ kind, description, timestamp, details: Object.freeze({ ...details }) });
+  record(kind: ChangeKind, description: string, details: Record<string, string> = {}, timestamp = this.clock.now(), touches: ChangeTarget = {}): ChangeEntry {
+    const entry = Object.freeze({ kind, description, timestamp, details: Object.freeze({ ...details }), touches: Object.freeze({ ...touches }) });
     this.entries.push(entry);
     this.entries.sort((a, b) => a.timestamp - b.timestamp);
     if (this.entries.length > this.capacity) this.entries.shift();
@@ -43,4 +58,33 @@ export class ChangeTracker {
   before(time: number, windowMs: number): ChangeEntry[] {
     return this.entries.filter((e) => e.timestamp <= time && time - e.timestamp <= windowMs).reverse();
   }
+
+  /** Changes from `from` to `to` inclusive, newest first. */
+  between(from: number, to: number): ChangeEntry[] {
+    return this.entries.filter((e) => e.timestamp >= from && e.timestamp <= to).reverse();
+  }
+}
+
+const RECORDING = new WeakMap<EmitEvent, ChangeTracker>();
+
+/**
+ * An `emit` that also records dependency and circuit-breaker state changes in `changes`, then
+ * hands every event on. Wrapping an emit that already records into the same tracker returns it
+ * unchanged, so components built with it and an Engine wrapping it again record each change once.
+ */
+export function recordingStateChanges(emit: EmitEvent, changes: ChangeTracker): EmitEvent {
+  if (RECORDING.get(emit) === changes) return emit;
+  const recording: EmitEvent = (name, severity, body) => {
+    if (name === 'svc.dependency.state_change') {
+      const dependency = String(body.dependency);
+      const rate = typeof body.error_rate === 'number' ? `, ${(body.error_rate * 100).toFixed(1)}% errors` : '';
+      changes.record('dependency_state', `dependency ${dependency} ${String(body.previous_state)} -> ${String(body.current_state)}${rate}`, { state: String(body.current_state) }, undefined, { dependency });
+    } else if (name === 'svc.circuit_breaker.state_change') {
+      const dependency = String(body.dependency);
+      changes.record('circuit_breaker', `circuit breaker ${String(body.name)} (${dependency}) ${String(body.previous_state)} -> ${String(body.new_state)}`, { state: String(body.new_state), breaker: String(body.name) }, undefined, { dependency });
+    }
+    emit(name, severity, body);
+  };
+  RECORDING.set(recording, changes);
+  return recording;
 }

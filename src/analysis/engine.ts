@@ -4,6 +4,8 @@
  * Per operation span (in the processor's `onEnding`, O(1) amortised): z-score check against the
  * rolling baseline taken before the span is recorded, pattern detection, then recording into the
  * rolling baseline, health history and SLOs; anomaly and SLO attributes are written on the span.
+ * Detections (the incident tracker's input) come only from patterns, which are sustained over a
+ * time window; a span's z-score marks the span and feeds the rate-limited event.
  * Per client span: dependency health and the cascade pattern's failure record.
  * Events go out through the log pipeline: anomalies rate-limited per operation and pattern, SLO
  * alerts once per crossing, dependency and breaker changes on every change.
@@ -18,10 +20,10 @@ import { ANOMALY, BASELINE, SLO } from '../attribute-names.js';
 import type { Criticality } from '../enums.js';
 import type { EmitEvent } from './emit-event.js';
 import { reportError } from '../report-error.js';
-import { AnomalyDetector, type AnomalyMode, type AnomalyRun } from './anomaly-detector.js';
+import { AnomalyDetector, type AnomalyRun } from './anomaly-detector.js';
 import { CompositeBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
-import { ChangeTracker } from './change-tracker.js';
+import { ChangeTracker, recordingStateChanges } from './change-tracker.js';
 import { ErrorCategories, errorCategoryOf } from './error-categories.js';
 import { CircuitBreakers } from './circuit-breakers.js';
 import { SpanClock, systemClock, type Clock } from './clock.js';
@@ -29,7 +31,7 @@ import { DependencyHealth } from './dependency-health.js';
 import { HealthAggregator, type HealthSummary } from './health-aggregator.js';
 import { logLatency } from './log-latency.js';
 import type { MinuteHistory } from './minute-history.js';
-import { PATTERN_DESCRIPTIONS, PatternMatcher, type IncidentPattern, type RecentOperation } from './pattern-matcher.js';
+import { PATTERN_DESCRIPTIONS, PatternMatcher, type ColdStart, type IncidentPattern, type OperationWindow } from './pattern-matcher.js';
 import { RollingBaselineProvider } from './rolling-baseline-provider.js';
 import type { RollingWindow } from './rolling-window.js';
 import { SloTracker, type SloAlert } from './slo-tracker.js';
@@ -57,10 +59,12 @@ export interface EngineOptions {
   readonly baselineSource?: 'static' | 'rolling';
   readonly anomalyDetection?: {
     readonly enabled?: boolean;
-    readonly mode?: AnomalyMode;
     readonly threshold?: number;
+    /** Anomalous spans without a break before an event. Default 3. */
     readonly persistence?: number;
-    /** Smaller latency deviations (ms) never make an event (robust mode). Default 1. */
+    /** How long anomalies must last before an event (ms). Default 1000. */
+    readonly persistenceMs?: number;
+    /** Smaller latency deviations (ms) never make an event. Default 1. */
     readonly minLatencyDeviationMs?: number;
     readonly eventIntervalMs?: number;
   };
@@ -71,6 +75,12 @@ export interface EngineOptions {
   readonly healthRecentMinutes?: number;
   /** Criticality of declared dependencies, for the service status. */
   readonly criticalityOf?: (dependency: string) => Criticality | undefined;
+  /**
+   * The tightest latency SLA (ms) of the operation's declared consumers: a cold start slower
+   * than it is a detection by itself (without one, the pattern matcher's cold-start latency).
+   * Used when the engine builds its pattern matcher.
+   */
+  readonly coldStartLimitOf?: (operation: string) => number | undefined;
   /** Told once when a bounded map is full (operations or dependencies beyond the limits). */
   readonly onOverflow?: (what: string, capacity: number) => void;
 }
@@ -85,7 +95,7 @@ const SLO_SEVERITY = { INFO: 'INFO', WARNING: 'WARN', CRITICAL: 'ERROR' } as con
 interface OperationState {
   readonly window: RollingWindow | undefined;
   readonly run: AnomalyRun | undefined;
-  readonly recent: RecentOperation | undefined;
+  readonly recent: OperationWindow | undefined;
   readonly history: MinuteHistory | undefined;
   snapshot: BaselineSnapshot | undefined;
   /**
@@ -98,7 +108,11 @@ interface OperationState {
   attributes: Attributes | undefined;
 }
 
-/** What a detection says, for listeners such as the incident tracker. */
+/**
+ * What a detection says, for listeners such as the incident tracker: the patterns that hold at
+ * a span. `zScore` and `anomalyScore` are that span's own (when it is anomalous), for display:
+ * they never make a detection.
+ */
 export interface Detection {
   readonly operation: string;
   readonly latencyMs: number;
@@ -138,7 +152,9 @@ export class Engine {
   constructor(options: EngineOptions = {}) {
     const clock = options.clock ?? systemClock;
     this.clock = clock instanceof SpanClock ? clock : new SpanClock(clock);
-    this.emit = options.emit ?? (() => {});
+    this.changes = options.changes ?? new ChangeTracker(this.clock);
+    // Dependency and breaker state changes are changes too: incident context ranks them as causes.
+    this.emit = recordingStateChanges(options.emit ?? (() => {}), this.changes);
     const name = options.serviceName ?? 'unknown_service:node';
     this.serviceNameOf = typeof name === 'function' ? name : () => name;
     const maxOperations = options.maxOperations ?? 1000;
@@ -150,11 +166,10 @@ export class Engine {
     const chain = this.baselineSource === 'rolling' ? [this.rollingBaselines, this.staticBaselines] : [this.staticBaselines, this.rollingBaselines];
     // No default baseline at the end: an operation nobody configured is learning until its rolling baseline forms.
     this.baselines = new CompositeBaselineProvider(chain);
-    this.patternMatcher = options.patternMatcher ?? new PatternMatcher(undefined, undefined, undefined, { clock: this.clock, staticBaselines: this.staticBaselines, maxOperations });
+    this.patternMatcher = options.patternMatcher ?? new PatternMatcher(undefined, undefined, undefined, { clock: this.clock, staticBaselines: this.staticBaselines, maxOperations, coldStartLimitOf: options.coldStartLimitOf });
     this.sloTracker = options.sloTracker ?? new SloTracker(this.clock);
     this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock, emit: this.emit, onRecovery: () => this.patternMatcher.recordRecovery() });
     this.circuitBreakers = options.circuitBreakers ?? new CircuitBreakers(this.emit, () => this.clock.now());
-    this.changes = options.changes ?? new ChangeTracker(this.clock);
     this.health = new HealthAggregator(this.baselines, this.sloTracker, {
       clock: this.clock,
       dependencyHealth: this.dependencyHealth,
@@ -170,7 +185,13 @@ export class Engine {
     const anomaly = options.anomalyDetection ?? {};
     this.anomalyEnabled = anomaly.enabled ?? true;
     this.eventIntervalMs = anomaly.eventIntervalMs ?? 60_000;
-    this.anomalyDetector = new AnomalyDetector({ mode: anomaly.mode, threshold: anomaly.threshold, persistence: anomaly.persistence, minLatencyDeviationMs: anomaly.minLatencyDeviationMs, maxOperations });
+    this.anomalyDetector = new AnomalyDetector({
+      threshold: anomaly.threshold,
+      persistence: anomaly.persistence,
+      persistenceMs: anomaly.persistenceMs,
+      minLatencyDeviationMs: anomaly.minLatencyDeviationMs,
+      maxOperations,
+    });
     this.errorCategories = new ErrorCategories(maxOperations);
     this.operations = new BoundedMap(maxOperations, (operation): OperationState => ({
       window: this.rollingBaselines.windowFor(operation),
@@ -184,7 +205,7 @@ export class Engine {
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
   }
 
-  /** Called for every detection (anomaly sustained or pattern), before its event is rate-limited. */
+  /** Called for every detection (a pattern holding at a span), before its event is rate-limited. */
   onDetection(listener: (detection: Detection) => void): void {
     this.detectionListeners.push(listener);
   }
@@ -222,17 +243,15 @@ export class Engine {
     const { window } = state;
     const log = logLatency(latencyMs);
     if (this.anomalyEnabled) {
-      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, this.rollingBaselines.isBaseline(window) ? window : undefined, log);
+      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, this.rollingBaselines.isBaseline(window) ? window : undefined, this.clock.now());
       const patterns = this.patternMatcher.detectPatternsWith(state.recent, operation, latencyMs, isError, state.snapshot, log);
       if (anomaly || patterns.length) {
-        span?.setAttributes({
-          [ANOMALY.detected]: true,
-          [ANOMALY.score]: anomaly?.score ?? 1,
-          ...(anomaly && { [ANOMALY.latencyZScore]: anomaly.zScore }),
-          ...(patterns.length && { [ANOMALY.pattern]: patterns.join(',') }),
-        });
-        const sustained = anomaly?.sustained ?? false;
-        if (sustained || patterns.length) this.detected(operation, latencyMs, isError, sustained ? anomaly : undefined, patterns);
+        if (span) {
+          if (anomaly) span.setAttributes({ [ANOMALY.detected]: true, [ANOMALY.score]: anomaly.score, [ANOMALY.latencyZScore]: anomaly.zScore });
+          if (patterns.length) span.setAttributes({ [ANOMALY.detected]: true, [ANOMALY.pattern]: patterns.join(',') });
+        }
+        if (patterns.length) this.detected(operation, latencyMs, isError, anomaly, patterns);
+        else if (anomaly!.sustained) this.emitAnomaly(operation, latencyMs, anomaly, undefined);
       }
     }
     if (state.attributes) span?.setAttributes(state.attributes);
@@ -279,17 +298,32 @@ export class Engine {
     return this.health.getHealthSummary(this.serviceNameOf());
   }
 
-  /** Samples the heap for the memory-leak pattern every `intervalMs`; returns a stop function. */
-  startHeapSampling(intervalMs: number, heapUsed: () => number = () => getHeapStatistics().used_heap_size): () => void {
+  /**
+   * Samples the process's memory for the memory-leak pattern every `intervalMs`; returns a stop
+   * function. The sample is V8's used heap plus its external memory (Buffers, ArrayBuffers and
+   * other off-heap memory V8 is told of): what `process.memoryUsage()` reports as heapUsed +
+   * external, read without the RSS system call that `memoryUsage()` makes. Not RSS: it keeps
+   * pages freed by the garbage collector and grows with code and allocator fragmentation.
+   */
+  startHeapSampling(intervalMs: number, memoryUsed: () => number = processMemoryUsed): () => void {
     const timer = setInterval(() => {
       try {
-        this.patternMatcher.recordHeapSample(heapUsed());
+        this.patternMatcher.recordMemorySample(memoryUsed());
       } catch (error) {
         reportError('heap sampling', error);
       }
     }, Math.max(1000, intervalMs));
     timer.unref();
     return () => clearInterval(timer);
+  }
+
+  /**
+   * The operation's cold start, if a fresh process's first requests were markedly slower than
+   * its baseline p99 (the static one when configured, else the rolling one).
+   */
+  coldStartOf(operation: string): ColdStart | undefined {
+    const p99 = this.staticBaselines.getBaseline(operation)?.latencyP99Ms ?? this.rollingBaselines.getSnapshot(operation)?.p99;
+    return this.patternMatcher.coldStartOf(operation, p99);
   }
 
   /** The operation's state with its snapshot at most a second old; undefined beyond `maxOperations`. */
@@ -309,26 +343,27 @@ export class Engine {
   }
 
   private detected(operation: string, latencyMs: number, isError: boolean, anomaly: { zScore: number; score: number } | undefined, patterns: readonly IncidentPattern[]): void {
-    const now = this.clock.now();
-    const detection: Detection = { operation, latencyMs, isError, zScore: anomaly?.zScore, anomalyScore: anomaly?.score, patterns, timestamp: now };
+    const detection: Detection = { operation, latencyMs, isError, zScore: anomaly?.zScore, anomalyScore: anomaly?.score, patterns, timestamp: this.clock.now() };
     for (const listener of this.detectionListeners) listener(detection);
-    const kinds: (IncidentPattern | undefined)[] = patterns.length ? [...patterns] : [undefined];
-    for (const pattern of kinds) {
-      const key = `${operation}\u0000${pattern ?? 'z_score'}`;
-      const last = this.lastEvent.getOrCreate(key);
-      if (!last) continue; // more operation/pattern pairs than tracked: counted by the map, not emitted unthrottled
-      if (now - last.at < this.eventIntervalMs) {
-        last.suppressed++;
-        continue;
-      }
-      const body: Record<string, string | number> = { operation, latency_ms: latencyMs };
-      if (anomaly) Object.assign(body, { anomaly_score: anomaly.score, z_score: anomaly.zScore });
-      if (pattern) Object.assign(body, { pattern, pattern_description: PATTERN_DESCRIPTIONS[pattern] });
-      if (last.suppressed) body.suppressed_count = last.suppressed;
-      last.at = now;
-      last.suppressed = 0;
-      this.emit('svc.anomaly.detected', 'WARN', body);
+    for (const pattern of patterns) this.emitAnomaly(operation, latencyMs, anomaly, pattern);
+  }
+
+  /** `svc.anomaly.detected`, at most one per operation and pattern (the z-score counts as one) per event interval. */
+  private emitAnomaly(operation: string, latencyMs: number, anomaly: { zScore: number; score: number } | undefined, pattern: IncidentPattern | undefined): void {
+    const now = this.clock.now();
+    const last = this.lastEvent.getOrCreate(`${operation}\u0000${pattern ?? 'z_score'}`);
+    if (!last) return; // more operation/pattern pairs than tracked: counted by the map, not emitted unthrottled
+    if (now - last.at < this.eventIntervalMs) {
+      last.suppressed++;
+      return;
     }
+    const body: Record<string, string | number> = { operation, latency_ms: latencyMs };
+    if (anomaly) Object.assign(body, { anomaly_score: anomaly.score, z_score: anomaly.zScore });
+    if (pattern) Object.assign(body, { pattern, pattern_description: PATTERN_DESCRIPTIONS[pattern] });
+    if (last.suppressed) body.suppressed_count = last.suppressed;
+    last.at = now;
+    last.suppressed = 0;
+    this.emit('svc.anomaly.detected', 'WARN', body);
   }
 
   private emitSloAlert(alert: SloAlert): void {
@@ -340,4 +375,10 @@ export class Engine {
       burn_rate: alert.burnRate,
     });
   }
+}
+
+/** V8's used heap plus its external memory (Buffers, ArrayBuffers), in bytes. */
+export function processMemoryUsed(): number {
+  const heap = getHeapStatistics();
+  return heap.used_heap_size + heap.external_memory;
 }

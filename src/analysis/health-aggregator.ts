@@ -13,7 +13,7 @@
  * it. No default baseline is made up.
  *
  * Service status:
- * - CRITICAL: an SLO is VIOLATED, a dependency declared `required` is unhealthy, or an operation
+ * - CRITICAL: an SLO is VIOLATED or in a fast burn, a dependency declared `required` is unhealthy, or an operation
  *   fails half or more of at least 10 recent requests;
  * - DEGRADED: an operation is ELEVATED, a dependency is degraded or unhealthy, an SLO is AT_RISK,
  *   or a circuit breaker is not closed;
@@ -203,11 +203,13 @@ export class HealthAggregator {
       stale: d.stale,
       lastCallAt: d.lastCallAt,
     }));
-    const slos: SloSummary[] = this.slos.statuses().map((s) => ({ name: s.name, budgetRemaining: s.budgetRemaining, burnRate: s.burnRate, compliance: s.compliance }));
+    const statuses = this.slos.statuses();
+    const slos: SloSummary[] = statuses.map((s) => ({ name: s.name, budgetRemaining: s.budgetRemaining, burnRate: s.burnRate, compliance: s.compliance }));
     const critical: string[] = [];
     const degraded: string[] = [];
-    for (const slo of slos) {
+    for (const slo of statuses) {
       if (slo.compliance === 'VIOLATED') critical.push(`SLO ${slo.name} violated`);
+      else if (slo.fastBurn) critical.push(`SLO ${slo.name} fast burn`);
       else if (slo.compliance === 'AT_RISK') degraded.push(`SLO ${slo.name} at risk`);
     }
     for (const dependency of dependencies) {

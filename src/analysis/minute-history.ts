@@ -1,16 +1,25 @@
 /**
- * Per-minute history of one operation for the last `minutes` minutes: request count, errors and
- * a latency histogram per minute, in a ring. Trend analysis reads it; health reads its last few
- * minutes. A minute without traffic allocates nothing.
+ * Per-minute history of one operation for the last `minutes` whole minutes and the current one: request count, errors and
+ * a latency histogram per minute, in a time ring (src/analysis/time-ring.ts). Trend analysis reads
+ * it; health reads its last few minutes. A minute without traffic allocates nothing.
+ *
+ * Each minute knows how much of it was observed: from the history's first request (or the
+ * minute's start) to the minute's end (or now), so readers can weigh a partial first or current
+ * minute by that fraction.
  */
 import { bucketOfLog, histogramPercentile, newHistogram } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
+import { TimeRing } from './time-ring.js';
 
 const MINUTE_MS = 60_000;
+const COUNT = 0;
+const ERRORS = 1;
 
 export interface MinuteStats {
   /** Start of the minute, epoch ms. */
   readonly minuteStart: number;
+  /** The part of the minute observed: after the first request, up to now. */
+  readonly observedMs: number;
   readonly count: number;
   readonly errors: number;
   readonly errorRate: number;
@@ -18,41 +27,40 @@ export interface MinuteStats {
   readonly p99: number;
 }
 
-// Small integers only: a double field would live in a separate heap box, one more cache line per span.
-interface Minute {
-  /** Minutes since the epoch (-1: never used). */
-  index: number;
-  count: number;
-  errors: number;
-  histogram: Uint32Array | undefined;
-}
-
 export class MinuteHistory {
-  private readonly ring: Minute[];
+  private readonly ring: TimeRing;
+  private readonly histograms: (Uint32Array | undefined)[];
+  /** Time of the first request, epoch ms (NaN before it). */
+  firstAt = Number.NaN;
+  // A boolean checked per span: a double field is a heap box, one more cache line to read.
+  private started = false;
 
+  /** Keeps `minutes` whole minutes and the current one. */
   constructor(readonly minutes: number) {
-    this.ring = Array.from({ length: minutes }, () => ({ index: -1, count: 0, errors: 0, histogram: undefined }));
+    this.histograms = new Array<Uint32Array | undefined>(minutes + 1).fill(undefined);
+    this.ring = new TimeRing(MINUTE_MS, minutes + 1, 2, (slot) => this.histograms[slot]?.fill(0));
   }
 
   /** `log` is `logLatency(latencyMs)`, for callers that have it already. */
   add(now: number, latencyMs: number, isError: boolean, log = logLatency(latencyMs)): void {
-    const index = Math.floor(now / MINUTE_MS);
-    const slot = this.ring[index % this.minutes]!;
-    if (slot.index !== index) {
-      slot.index = index;
-      slot.count = slot.errors = 0;
-      slot.histogram?.fill(0);
+    if (!this.started) {
+      this.started = true;
+      this.firstAt = now;
     }
-    slot.count++;
-    if (isError) slot.errors++;
-    (slot.histogram ??= newHistogram())[bucketOfLog(log)]!++;
+    const slot = this.ring.add(now, COUNT);
+    if (isError) this.ring.addTo(slot, ERRORS);
+    (this.histograms[slot] ??= newHistogram())[bucketOfLog(log)]!++;
   }
 
   /** The minutes of the last `count` minutes (oldest first) that saw traffic. */
-  private recent(now: number, count: number): Minute[] {
-    const current = Math.floor(now / MINUTE_MS);
-    const oldest = current - (Math.min(count, this.minutes) - 1);
-    return this.ring.filter((m) => m.index >= oldest && m.index <= current && m.count > 0).sort((a, b) => a.index - b.index);
+  private recent(now: number, count: number): { start: number; slot: number }[] {
+    return this.ring.buckets(now, count).filter((b) => this.ring.get(b.slot, COUNT) > 0);
+  }
+
+  /** The part of the minute starting at `start` observed by `now`. */
+  observedMs(start: number, now: number): number {
+    const from = this.firstAt === this.firstAt ? Math.max(start, this.firstAt) : start;
+    return Math.max(0, Math.min(start + MINUTE_MS, now) - from);
   }
 
   /** Totals over the last `count` minutes. */
@@ -61,10 +69,10 @@ export class MinuteHistory {
     let requests = 0;
     let errors = 0;
     for (const m of minutes) {
-      requests += m.count;
-      errors += m.errors;
+      requests += this.ring.get(m.slot, COUNT);
+      errors += this.ring.get(m.slot, ERRORS);
     }
-    const histograms = minutes.map((m) => m.histogram!);
+    const histograms = minutes.map((m) => this.histograms[m.slot]!);
     return {
       count: requests,
       errors,
@@ -74,15 +82,21 @@ export class MinuteHistory {
     };
   }
 
-  /** One entry per minute with traffic over the last `count` minutes, oldest first. */
+  /** One entry per minute with traffic over the last `count` minutes (the current one included), oldest first. */
   series(now: number, count: number): MinuteStats[] {
-    return this.recent(now, count).map((m) => ({
-      minuteStart: m.index * MINUTE_MS,
-      count: m.count,
-      errors: m.errors,
-      errorRate: m.errors / m.count,
-      p50: histogramPercentile([m.histogram!], 0.5),
-      p99: histogramPercentile([m.histogram!], 0.99),
-    }));
+    return this.recent(now, count).map(({ start, slot }) => {
+      const requests = this.ring.get(slot, COUNT);
+      const errors = this.ring.get(slot, ERRORS);
+      const histogram = [this.histograms[slot]!];
+      return {
+        minuteStart: start,
+        observedMs: this.observedMs(start, now),
+        count: requests,
+        errors,
+        errorRate: errors / requests,
+        p50: histogramPercentile(histogram, 0.5),
+        p99: histogramPercentile(histogram, 0.99),
+      };
+    });
   }
 }

@@ -1,16 +1,13 @@
 /**
- * The six named incident patterns, detected from live data per operation. Every check is O(1)
- * per span (the memory trend is computed when a heap sample arrives, the herd rate only while a
- * recovery is recent, the cascade count only for failing spans).
+ * The spec's Pattern matcher: one facade over the six incident-pattern detectors of
+ * ./patterns/ (one file each, one interface: PatternDetector). Every window is a duration with a
+ * minimum sample count, so a verdict means the same at 1 req/s and at 2000 req/s
+ * (docs/analysis.md, "Incident patterns").
  *
- * | pattern | fires when |
- * |---|---|
- * | latency_degradation | the geometric mean of the operation's last `recentWindowSize` latencies is at least `latencyDegradationFactor` x its baseline p50, and `minLatencyDeviationMs` above it |
- * | error_rate_spike | the error rate of the last `recentWindowSize` requests exceeds the baseline error rate by `errorRateSpikeThreshold` (operations whose error rate is watched) |
- * | cascade_failure | a failing span while `cascadeDependencyCount` or more distinct dependencies failed within `cascadeWindowMs` |
- * | memory_leak | the heap grows steadily (least-squares slope >= `memoryLeakSlopeBytesPerMinute`, R^2 >= `memoryLeakMinR2` over >= `memoryLeakMinSamples` samples) and the operation is slower (`memoryLeakLatencyFactor` x baseline p50, and `minLatencyDeviationMs` above it) or failing above baseline |
- * | thundering_herd | within `herdWindowMs` after a recovery, the last 5 s carry `herdRateMultiplier` x the average 5 s request count of the minute before (and at least `herdMinRequests`) |
- * | cold_start | within `coldStartWindowMs` of process start, one of an operation's first `coldStartRequests` requests takes `coldStartFactor` x its static p50 (`coldStartLatencyMs` without one) |
+ * Per span, O(1): the operation's time-bucketed window takes the observation (its verdicts are
+ * recomputed only when a bucket closes), the service's request-rate ring counts it, and each
+ * detector reads cached state. The memory trend is fitted when a memory slot closes, the herd
+ * rate read only while a recovery is recent, the cascade count only for failing spans.
  *
  * The three constructor numbers are the spec's three parameters: latency degradation factor,
  * error rate spike threshold and cascade dependency count.
@@ -19,60 +16,68 @@ import type { BaselineProvider, BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { systemClock, type Clock } from './clock.js';
 import { logLatency } from './log-latency.js';
+import { CascadeFailureDetector } from './patterns/cascade-failure.js';
+import { ColdStartDetector, type ColdStart } from './patterns/cold-start.js';
+import { ErrorRateSpikeDetector } from './patterns/error-rate-spike.js';
+import { LatencyDegradationDetector } from './patterns/latency-degradation.js';
+import { MemoryLeakDetector, type MemoryTrend } from './patterns/memory-leak.js';
+import { OperationWindow, type WindowReference, type WindowRules, type WindowThresholds } from './patterns/operation-window.js';
+import { INCIDENT_PATTERNS, PATTERN_DESCRIPTIONS, type IncidentPattern, type PatternContext, type PatternDetector } from './patterns/pattern-detector.js';
+import { ThunderingHerdDetector } from './patterns/thundering-herd.js';
 
-export const INCIDENT_PATTERNS = ['cascade_failure', 'memory_leak', 'thundering_herd', 'cold_start', 'error_rate_spike', 'latency_degradation'] as const;
-export type IncidentPattern = (typeof INCIDENT_PATTERNS)[number];
-
-export const PATTERN_DESCRIPTIONS: Record<IncidentPattern, string> = {
-  cascade_failure: 'Multiple dependencies are failing at once and the failures propagate to this operation',
-  memory_leak: 'Heap usage grows steadily while the operation gets slower or fails more',
-  thundering_herd: 'Request rate spiked right after a recovery',
-  cold_start: 'High latency on the first requests of a fresh process',
-  error_rate_spike: 'Sudden increase of the error rate above baseline',
-  latency_degradation: 'Sustained latency elevation above baseline',
-};
+export { INCIDENT_PATTERNS, OperationWindow, PATTERN_DESCRIPTIONS, type ColdStart, type IncidentPattern, type MemoryTrend, type PatternDetector };
 
 export interface PatternThresholds {
-  readonly recentWindowSize: number;
-  readonly minRecentSamples: number;
+  /** The detection window of latency_degradation, error_rate_spike and memory_leak's slowness (6 buckets). */
+  readonly windowMs: number;
+  /** Requests the window must hold before a verdict. */
+  readonly minWindowSamples: number;
+  /** How long the operation's own reference (used without a static baseline) remembers. */
+  readonly referenceMs: number;
   /** Slower by less than this (ms) is jitter, not a degradation. */
   readonly minLatencyDeviationMs: number;
   readonly cascadeWindowMs: number;
+  readonly memorySlotMs: number;
   readonly memoryLeakSlopeBytesPerMinute: number;
-  readonly memoryLeakMinSamples: number;
+  readonly memoryLeakMinSlots: number;
   readonly memoryLeakMinR2: number;
   readonly memoryLeakLatencyFactor: number;
   readonly herdWindowMs: number;
+  readonly herdRecentMs: number;
   readonly herdRateMultiplier: number;
   readonly herdMinRequests: number;
   readonly coldStartWindowMs: number;
-  readonly coldStartRequests: number;
   readonly coldStartFactor: number;
   readonly coldStartLatencyMs: number;
 }
 
 export const DEFAULT_PATTERN_THRESHOLDS: PatternThresholds = {
-  recentWindowSize: 20,
-  minRecentSamples: 10,
+  windowMs: 30_000,
+  minWindowSamples: 10,
+  referenceMs: 30 * 60_000,
   minLatencyDeviationMs: 1,
   cascadeWindowMs: 60_000,
+  memorySlotMs: 10_000,
   memoryLeakSlopeBytesPerMinute: 1024 * 1024,
-  memoryLeakMinSamples: 6,
+  memoryLeakMinSlots: 12,
   memoryLeakMinR2: 0.8,
   memoryLeakLatencyFactor: 1.2,
   herdWindowMs: 60_000,
+  herdRecentMs: 5_000,
   herdRateMultiplier: 3,
   herdMinRequests: 20,
-  coldStartWindowMs: 60_000,
-  coldStartRequests: 5,
+  coldStartWindowMs: 30_000,
   coldStartFactor: 3,
   coldStartLatencyMs: 500,
 };
 
+export const WINDOW_BUCKETS = 6;
+const MEMORY_SLOTS = 12;
+
 export interface PatternMatcherOptions {
   readonly clock?: Clock;
   readonly thresholds?: Partial<PatternThresholds>;
-  /** Static baselines, for cold starts (no rolling baseline exists yet in a fresh process). */
+  /** Static baselines: the reference of latency and error rate when configured. */
   readonly staticBaselines?: BaselineProvider;
   /** The process start; default: when the matcher is built. */
   readonly processStartMs?: number;
@@ -83,100 +88,25 @@ export interface PatternMatcherOptions {
    * error-rate anomaly detection for it). Default: every operation.
    */
   readonly watchesErrorRate?: (operation: string) => boolean;
+  /** The tightest latency SLA of the operation's declared consumers: a cold start above it is a detection. */
+  readonly coldStartLimitOf?: (operation: string) => number | undefined;
 }
 
 const NO_PATTERNS: readonly IncidentPattern[] = Object.freeze([]);
-const HERD_RECENT_SECONDS = 5;
-const RATE_SECONDS = 60;
-const HEAP_SAMPLES = 30;
-
-/**
- * The last few observations of one operation, with running sums. The log-latency sum and the
- * observations share one buffer, as in RollingWindow: one cache line fewer per span than a double
- * field (a separate heap box) and a second array.
- */
-export class RecentOperation {
-  /** The sum of the log latencies at 0, then per observation its log latency and 1 for an error. */
-  private readonly data: Float64Array;
-  private next = 0;
-  size = 0;
-  private errorCount = 0;
-  seen = 0;
-  inErrorSpike = false;
-
-  constructor(readonly capacity: number) {
-    this.data = new Float64Array(1 + 2 * capacity);
-  }
-
-  /** `log` is `logLatency(latencyMs)`, for callers that have it already. */
-  add(latencyMs: number, isError: boolean, log = logLatency(latencyMs)): void {
-    const data = this.data;
-    const at = 1 + 2 * this.next;
-    if (this.size === this.capacity) {
-      data[0] -= data[at]!;
-      this.errorCount -= data[at + 1]!;
-    } else this.size++;
-    data[at] = log;
-    data[at + 1] = isError ? 1 : 0;
-    data[0] += log;
-    if (isError) this.errorCount++;
-    this.next = this.next + 1 === this.capacity ? 0 : this.next + 1;
-    this.seen++;
-  }
-
-  geometricMean(): number {
-    return Math.exp(this.data[0]! / this.size);
-  }
-
-  errorRate(): number {
-    return this.errorCount / this.size;
-  }
-}
-
-/** Requests per second over the last minute, service-wide, in a ring of one-second buckets. */
-class RequestRate {
-  private readonly counts = new Uint32Array(RATE_SECONDS);
-  private second = -1;
-  private firstSecond = -1;
-
-  add(nowMs: number): void {
-    this.advance(nowMs);
-    this.counts[this.second % RATE_SECONDS]!++;
-  }
-
-  private advance(nowMs: number): void {
-    const second = Math.floor(nowMs / 1000);
-    if (this.second < 0) this.second = this.firstSecond = second;
-    for (let s = this.second + 1; s <= second && s - this.second <= RATE_SECONDS; s++) this.counts[s % RATE_SECONDS] = 0;
-    if (second > this.second) this.second = second;
-  }
-
-  /** Requests in the last `recentSeconds` and the average per `recentSeconds` over the rest of the minute. */
-  recentAndUsual(nowMs: number, recentSeconds: number): { recent: number; usual: number } {
-    this.advance(nowMs);
-    let recent = 0;
-    let older = 0;
-    for (let back = 0; back < RATE_SECONDS; back++) {
-      const count = this.counts[(this.second - back + RATE_SECONDS * 2) % RATE_SECONDS]!;
-      if (back < recentSeconds) recent += count;
-      else older += count;
-    }
-    // Seconds before the first request are not "usual" silence: average over observed ones only.
-    const observed = Math.min(RATE_SECONDS, this.second - this.firstSecond + 1) - recentSeconds;
-    return { recent, usual: observed > 0 ? (older / observed) * recentSeconds : Number.POSITIVE_INFINITY };
-  }
-}
 
 export class PatternMatcher {
   readonly thresholds: PatternThresholds;
+  readonly cascade: CascadeFailureDetector;
+  readonly memoryLeak: MemoryLeakDetector;
+  readonly herd: ThunderingHerdDetector;
+  readonly coldStart: ColdStartDetector;
+  /** In the order their patterns are listed. */
+  readonly detectors: readonly PatternDetector[];
   private readonly clock: Clock;
-  private readonly processStartMs: number;
-  private readonly operations: BoundedMap<string, RecentOperation>;
-  private readonly dependencyErrors: BoundedMap<string, { at: number }>;
-  private readonly rate = new RequestRate();
-  private readonly heap: { at: number; bytes: number }[] = [];
-  private heapRising = false;
-  private lastRecoveryAt = Number.NEGATIVE_INFINITY;
+  private readonly operations: BoundedMap<string, OperationWindow>;
+  private readonly windowThresholds: WindowThresholds;
+  private readonly reference: WindowReference = { p50Ms: undefined, errorRate: undefined };
+  private readonly context: PatternContext;
 
   constructor(
     readonly latencyDegradationFactor = 2,
@@ -184,132 +114,104 @@ export class PatternMatcher {
     readonly cascadeDependencyCount = 2,
     private readonly options: PatternMatcherOptions = {},
   ) {
-    this.thresholds = { ...DEFAULT_PATTERN_THRESHOLDS, ...options.thresholds };
+    const t = (this.thresholds = { ...DEFAULT_PATTERN_THRESHOLDS, ...options.thresholds });
     this.clock = options.clock ?? systemClock;
-    this.processStartMs = options.processStartMs ?? this.clock.now();
-    this.operations = new BoundedMap(options.maxOperations ?? 1000, () => new RecentOperation(this.thresholds.recentWindowSize));
-    this.dependencyErrors = new BoundedMap(options.maxDependencies ?? 200, () => ({ at: 0 }));
+    const processStartMs = options.processStartMs ?? this.clock.now();
+    const rules: WindowRules = {
+      bucketMs: Math.max(1, t.windowMs / WINDOW_BUCKETS),
+      buckets: WINDOW_BUCKETS,
+      minSamples: t.minWindowSamples,
+      referenceMs: t.referenceMs,
+      learnFromMs: processStartMs + t.coldStartWindowMs,
+    };
+    this.windowThresholds = { degradationFactor: latencyDegradationFactor, slowFactor: t.memoryLeakLatencyFactor, minLatencyDeviationMs: t.minLatencyDeviationMs, errorRateExcess: errorRateSpikeThreshold };
+    this.operations = new BoundedMap(options.maxOperations ?? 1000, () => new OperationWindow(rules));
+    this.cascade = new CascadeFailureDetector({ dependencyCount: cascadeDependencyCount, windowMs: t.cascadeWindowMs, maxDependencies: options.maxDependencies ?? 200 });
+    this.memoryLeak = new MemoryLeakDetector({ slotMs: t.memorySlotMs, slots: MEMORY_SLOTS, minSlots: t.memoryLeakMinSlots, slopeBytesPerMinute: t.memoryLeakSlopeBytesPerMinute, minR2: t.memoryLeakMinR2 });
+    this.herd = new ThunderingHerdDetector({ windowMs: t.herdWindowMs, recentMs: t.herdRecentMs, rateMultiplier: t.herdRateMultiplier, minRequests: t.herdMinRequests });
+    this.coldStart = new ColdStartDetector({ processStartMs, windowMs: t.coldStartWindowMs, factor: t.coldStartFactor, latencyMs: t.coldStartLatencyMs, minLatencyDeviationMs: t.minLatencyDeviationMs, limitOf: options.coldStartLimitOf });
+    this.detectors = [this.cascade, this.memoryLeak, this.herd, this.coldStart, new ErrorRateSpikeDetector(options.watchesErrorRate), new LatencyDegradationDetector()];
+    this.context = { operation: '', window: undefined as unknown as OperationWindow, latencyMs: 0, isError: false, nowMs: 0, cold: false };
   }
 
-  /** The operation's recent observations, created on first use (undefined beyond the cap), for callers that keep them. */
-  recentFor(operation: string): RecentOperation | undefined {
+  /** The operation's window, created on first use (undefined beyond the cap), for callers that keep it. */
+  recentFor(operation: string): OperationWindow | undefined {
     return this.operations.getOrCreate(operation);
   }
 
-  /** Feeds a successful observation without detection. */
-  recordLatency(operation: string, latencyMs: number): void {
-    this.rate.add(this.clock.now());
-    this.recentFor(operation)?.add(latencyMs, false);
+  /** Feeds an observation without detection (request rate only: the operation is beyond the cap or not analysed). */
+  recordLatency(_operation: string, _latencyMs: number): void {
+    this.herd.rate.add(this.clock.now());
   }
 
   recordDependencyError(dependency: string): void {
-    const entry = this.dependencyErrors.getOrCreate(dependency);
-    if (entry) entry.at = this.clock.now();
+    this.cascade.recordDependencyError(dependency, this.clock.now());
   }
 
   /** A dependency or the service came back: a herd may follow. */
   recordRecovery(): void {
-    this.lastRecoveryAt = this.clock.now();
+    this.herd.recordRecovery(this.clock.now());
   }
 
-  /** A heap-size sample (the engine samples `process.memoryUsage().heapUsed` periodically). */
+  /** A sample of the process's memory in bytes (the engine samples heap used + external). */
+  recordMemorySample(bytes: number): void {
+    this.memoryLeak.recordSample(bytes, this.clock.now());
+  }
+
+  /** @deprecated name: `recordMemorySample`. */
   recordHeapSample(bytes: number): void {
-    this.heap.push({ at: this.clock.now(), bytes });
-    if (this.heap.length > HEAP_SAMPLES) this.heap.shift();
-    this.heapRising = this.heapGrowsSteadily();
+    this.recordMemorySample(bytes);
   }
 
-  /** Records the observation, then returns the patterns it completes. */
+  /** The memory floor's trend (slope per minute, R^2), as the playbooks' `heap.*` read it. */
+  heapTrend(): MemoryTrend {
+    return this.memoryLeak.memoryTrend();
+  }
+
+  /** The operation's cold start against `baselineP99Ms`, if its first requests were markedly slower. */
+  coldStartOf(operation: string, baselineP99Ms: number | undefined): ColdStart | undefined {
+    return this.coldStart.coldStartOf(this.operations.get(operation), baselineP99Ms);
+  }
+
+  /** Records the observation, then returns the patterns that hold at it. */
   detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
     return this.detectPatternsWith(this.recentFor(operation), operation, latencyMs, isError, snapshot);
   }
 
   /** `detectPatterns` with the operation's `recentFor(operation)` at hand; `log` is `logLatency(latencyMs)`, for callers that have it already. */
-  detectPatternsWith(recent: RecentOperation | undefined, operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined, log = logLatency(latencyMs)): readonly IncidentPattern[] {
+  detectPatternsWith(window: OperationWindow | undefined, operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined, log = logLatency(latencyMs)): readonly IncidentPattern[] {
     const now = this.clock.now();
-    this.rate.add(now);
-    if (!recent) return NO_PATTERNS;
-    recent.add(latencyMs, isError, log);
-    const t = this.thresholds;
+    this.herd.rate.add(now);
+    if (!window) return NO_PATTERNS;
+    if (window.add(now, log, isError)) this.judge(window, operation, snapshot);
+    const context = this.context;
+    context.operation = operation;
+    context.window = window;
+    context.latencyMs = latencyMs;
+    context.isError = isError;
+    context.nowMs = now;
+    context.cold = this.coldStart.isCold(now);
     let found: IncidentPattern[] | undefined;
-    const staticBaseline = snapshot ? undefined : this.options.staticBaselines?.getBaseline(operation);
-    const baselineP50 = snapshot?.p50 ?? staticBaseline?.latencyP50Ms;
-    const baselineErrorRate = snapshot?.errorRate ?? staticBaseline?.errorRate ?? 0;
-    const enough = recent.size >= t.minRecentSamples;
-
-    const recentLatency = enough && baselineP50 !== undefined ? recent.geometricMean() : undefined;
-    if (recentLatency !== undefined && this.slower(recentLatency, baselineP50!, this.latencyDegradationFactor)) (found ??= []).push('latency_degradation');
-
-    const errorExcess = enough ? recent.errorRate() - baselineErrorRate : 0;
-    if (errorExcess > this.errorRateSpikeThreshold && (this.options.watchesErrorRate?.(operation) ?? true)) {
-      (found ??= []).push('error_rate_spike');
-      recent.inErrorSpike = true;
-    } else if (recent.inErrorSpike && errorExcess < this.errorRateSpikeThreshold / 2) {
-      recent.inErrorSpike = false;
-      this.lastRecoveryAt = now;
-    }
-
-    if (isError && this.failingDependencies(now) >= this.cascadeDependencyCount) (found ??= []).push('cascade_failure');
-
-    if (this.heapRising && enough) {
-      const slower = recentLatency !== undefined && this.slower(recentLatency, baselineP50!, t.memoryLeakLatencyFactor);
-      if (slower || errorExcess > 0) (found ??= []).push('memory_leak');
-    }
-
-    if (now - this.lastRecoveryAt <= t.herdWindowMs) {
-      const { recent: lastSeconds, usual } = this.rate.recentAndUsual(now, HERD_RECENT_SECONDS);
-      if (lastSeconds >= t.herdMinRequests && lastSeconds >= t.herdRateMultiplier * Math.max(usual, 1)) (found ??= []).push('thundering_herd');
-    }
-
-    if (recent.seen <= t.coldStartRequests && now - this.processStartMs <= t.coldStartWindowMs) {
-      const staticP50 = this.options.staticBaselines?.getBaseline(operation)?.latencyP50Ms;
-      const limit = staticP50 !== undefined ? t.coldStartFactor * staticP50 : t.coldStartLatencyMs;
-      if (latencyMs >= limit) (found ??= []).push('cold_start');
+    const detectors = this.detectors;
+    for (let i = 0; i < detectors.length; i++) {
+      const detector = detectors[i]!;
+      if (detector.detect(context)) (found ??= []).push(detector.pattern);
     }
     return found ?? NO_PATTERNS;
   }
 
-  /** At least `factor` x the baseline p50, and slower by at least the minimum deviation. */
-  private slower(recentLatency: number, baselineP50: number, factor: number): boolean {
-    return recentLatency >= factor * baselineP50 && recentLatency - baselineP50 >= this.thresholds.minLatencyDeviationMs;
-  }
-
-  private failingDependencies(now: number): number {
-    let failing = 0;
-    for (const [, entry] of this.dependencyErrors) if (now - entry.at <= this.thresholds.cascadeWindowMs) failing++;
-    return failing;
-  }
-
-  /** Least-squares slope (bytes per minute) and R^2 of the heap samples. */
-  heapTrend(): { slopeBytesPerMinute: number; r2: number; samples: number } {
-    const n = this.heap.length;
-    if (n < 2) return { slopeBytesPerMinute: 0, r2: 0, samples: n };
-    const t0 = this.heap[0]!.at;
-    let sx = 0;
-    let sy = 0;
-    for (const s of this.heap) {
-      sx += (s.at - t0) / 60_000;
-      sy += s.bytes;
-    }
-    const mx = sx / n;
-    const my = sy / n;
-    let sxx = 0;
-    let sxy = 0;
-    let syy = 0;
-    for (const s of this.heap) {
-      const dx = (s.at - t0) / 60_000 - mx;
-      const dy = s.bytes - my;
-      sxx += dx * dx;
-      sxy += dx * dy;
-      syy += dy * dy;
-    }
-    if (sxx === 0 || syy === 0) return { slopeBytesPerMinute: 0, r2: 0, samples: n };
-    return { slopeBytesPerMinute: sxy / sxx, r2: (sxy * sxy) / (sxx * syy), samples: n };
-  }
-
-  private heapGrowsSteadily(): boolean {
-    const trend = this.heapTrend();
-    const t = this.thresholds;
-    return trend.samples >= t.memoryLeakMinSamples && trend.slopeBytesPerMinute >= t.memoryLeakSlopeBytesPerMinute && trend.r2 >= t.memoryLeakMinR2;
+  /**
+   * A bucket closed: the window's verdicts against the reference, which is the static baseline
+   * when configured, else the operation's own past (from before the window), else the rolling
+   * snapshot (which includes the window, so it never makes a verdict by itself).
+   */
+  private judge(window: OperationWindow, operation: string, snapshot: BaselineSnapshot | undefined): void {
+    const configured = this.options.staticBaselines?.getBaseline(operation);
+    const reference = this.reference;
+    reference.p50Ms = configured?.latencyP50Ms ?? window.referenceP50Ms() ?? snapshot?.p50;
+    reference.errorRate = configured?.errorRate ?? window.referenceErrorRate() ?? snapshot?.errorRate;
+    const wasFailing = window.failing;
+    window.judge(reference, this.windowThresholds);
+    if (wasFailing && !window.failing) this.herd.recordRecovery(this.clock.now());
   }
 }

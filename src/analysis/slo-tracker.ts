@@ -1,26 +1,43 @@
 /**
- * SLO error budgets over a rolling time window (default 30 days, `slos.<name>.window`).
+ * SLO error budgets over the SLO's rolling time window (default 30 days, `slos.<name>.window`), as
+ * in the Google SRE workbook: the budget is the bad events the target allows over the window.
  *
  * - Good events: AVAILABILITY counts a request as good when it did not fail; LATENCY_P99 when its
  *   latency is at most the threshold (explicit, else the operation's expected p99).
- * - actual = good / total over the window; the budget is the allowed bad fraction (1 - target);
- *   budgetRemaining = 1 - bad / (budget x total), clamped to 0..1; burnRate = (bad / total) / budget,
- *   so 1.0 spends the budget exactly by the end of the window.
- * - Multiwindow burn rates (Google SRE workbook): fast burn when both the 1 h and 5 m burn rates
- *   exceed 14.4, slow burn when both the 6 h and 30 m ones exceed 6.
+ * - Events over the window: once the process has watched a whole window, the events in it; before
+ *   that, the events expected over the window at the rate observed since the SLO was registered
+ *   (events seen x window / time watched, the time at least one second). Allowed bad events =
+ *   (1 - target) x those events.
+ * - Each bad event spends 1 / (allowed bad events) of the budget, priced when it happens and given
+ *   back only when it leaves the window: good traffic never refills the budget, and it never comes
+ *   back faster than bad events age out. budgetRemaining = 1 - the spent shares, clamped to 0..1.
+ * - Below `minEvents` events in the window (default 100, `slos.<name>.min-events`) the data is
+ *   insufficient: compliance is INSUFFICIENT_DATA, no alert fires, and bad events wait unpriced
+ *   until the minimum is reached, then are priced at the rate observed by then.
+ * - burnRate = (bad / total over the window) / (1 - target): 1.0 spends the budget exactly by the
+ *   end of the window.
+ * - Multiwindow burn rates: fast burn when both the 1 h and 5 m burn rates exceed 14.4, slow burn
+ *   when both the 6 h and 30 m ones exceed 6. Each needs, in its long window, `minEvents` events
+ *   and enough that one bad event alone stays under the threshold (167 for a slow burn at 99.9 %).
  * - Compliance: VIOLATED when the budget is spent; AT_RISK when half of it is spent or a fast or
  *   slow burn is on; HEALTHY otherwise.
- * - Alerts fire once per crossing of 50 / 25 / 10 % remaining (INFO / WARNING / CRITICAL), and a
- *   tier is re-armed when the budget recovers above it.
+ * - Alert tiers: INFO at 50 % remaining; WARNING at 25 % or on a slow burn; CRITICAL at 10 % or on
+ *   a fast burn (the page: a 100 % outage of a 99.9 % SLO reaches it in 52 s). Each tier fires once
+ *   when its condition starts and re-arms when it ends with sufficient data (a burn ends when its
+ *   long window falls under half the threshold, so a rate hovering at the threshold alerts once).
  *
- * Counts live in one-minute buckets for the last 6 hours and one-hour buckets for the window,
- * with running totals, so recording and reading a status are O(1) amortised.
+ * Counts live in time rings (src/analysis/time-ring.ts) with running totals: 720 buckets over the
+ * window, and rings for the 5 m, 30 m, 1 h and 6 h burn windows, so recording, checking the tiers
+ * and reading a budget are O(1); an SLO holds about 30 KB whatever its traffic.
  */
 import { systemClock, type Clock } from './clock.js';
+import { TimeRing } from './time-ring.js';
 
 export type SloType = 'AVAILABILITY' | 'LATENCY_P99';
-export type SloCompliance = 'HEALTHY' | 'AT_RISK' | 'VIOLATED';
+export type SloCompliance = 'HEALTHY' | 'AT_RISK' | 'VIOLATED' | 'INSUFFICIENT_DATA';
 export type SloAlertSeverity = 'INFO' | 'WARNING' | 'CRITICAL';
+/** What put the SLO in the tier: its budget remaining, or a fast or slow burn. */
+export type SloAlertTrigger = 'budget' | 'fast_burn' | 'slow_burn';
 
 export interface SloDefinition {
   readonly name: string;
@@ -31,6 +48,8 @@ export interface SloDefinition {
   /** LATENCY_P99 only. */
   readonly latencyThresholdMs?: number;
   readonly windowMs?: number;
+  /** Events in the window below which the data is insufficient (default 100). */
+  readonly minEvents?: number;
 }
 
 export interface BurnRates {
@@ -56,21 +75,30 @@ export interface SloStatus {
   readonly burnRates: BurnRates;
   readonly fastBurn: boolean;
   readonly slowBurn: boolean;
+  /** Events needed in the window for a verdict. */
+  readonly minEvents: number;
+  /** Time the SLO has been watched, up to the window. */
+  readonly observedMs: number;
+  /** Events over the window the budget is taken of: counted, or expected at the observed rate. */
+  readonly windowEvents: number;
 }
 
 export interface SloAlert {
   readonly sloName: string;
   readonly severity: SloAlertSeverity;
-  /** The tier crossed: 0.5, 0.25 or 0.1 of the budget remaining. */
+  /** The budget threshold of the tier: 0.5, 0.25 or 0.1 of the budget remaining. */
   readonly threshold: number;
+  readonly trigger: SloAlertTrigger;
   readonly budgetRemaining: number;
+  /** Over the window for a budget trigger; over the 1 h (fast) or 6 h (slow) window for a burn. */
   readonly burnRate: number;
 }
 
 export const DEFAULT_SLO_WINDOW_MS = 30 * 24 * 60 * 60_000;
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const SHORT_HISTORY_MINUTES = 6 * 60;
+export const DEFAULT_SLO_MIN_EVENTS = 100;
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const WINDOW_BUCKETS = 720;
 const TIERS: readonly { threshold: number; severity: SloAlertSeverity }[] = [
   { threshold: 0.5, severity: 'INFO' },
   { threshold: 0.25, severity: 'WARNING' },
@@ -78,6 +106,13 @@ const TIERS: readonly { threshold: number; severity: SloAlertSeverity }[] = [
 ];
 const FAST_BURN = 14.4;
 const SLOW_BURN = 6;
+/** Window ring fields. */
+const TOTAL = 0;
+const BAD = 1;
+/** Budget spent by the bucket's bad events (shares of the allowed bad events). */
+const SPENT = 2;
+/** Bad events of the bucket already priced. */
+const PRICED = 3;
 
 /** 1 - target without binary noise (1 - 0.99 is 0.010000000000000009). */
 function allowedBadFraction(target: number): number {
@@ -89,92 +124,115 @@ function roundRate(rate: number): number {
   return Math.round(rate * 1e12) / 1e12;
 }
 
-function burnRateOf(slo: TrackedSlo): number {
-  const { total, bad } = slo.window;
-  return total === 0 ? 0 : roundRate(bad / total / allowedBadFraction(slo.definition.target));
-}
-
-function budgetRemainingAt(burnRate: number): number {
-  return Math.min(1, Math.max(0, roundRate(1 - burnRate)));
+function burnOf(ring: TimeRing, now: number, allowed: number): number {
+  const total = ring.total(now, TOTAL);
+  return total === 0 ? 0 : roundRate(ring.total(now, BAD) / total / allowed);
 }
 
 const NO_ALERTS: readonly SloAlert[] = Object.freeze([]);
 
-/** Good/bad counts in a ring of fixed-width time buckets, with running totals. */
-class TimeBuckets {
-  private readonly totals: Float64Array;
-  private readonly bads: Float64Array;
-  private current = -1;
-  total = 0;
-  bad = 0;
-  /** Counts every add and every move of the ring, so readers can tell whether the totals changed. */
-  changes = 0;
+class TrackedSlo {
+  readonly window: TimeRing;
+  readonly fiveMinutes = new TimeRing(5 * SECOND, 60, 2);
+  readonly thirtyMinutes = new TimeRing(30 * SECOND, 60, 2);
+  readonly oneHour = new TimeRing(MINUTE, 60, 2);
+  readonly sixHours = new TimeRing(5 * MINUTE, 72, 2);
+  private readonly burnRings = [this.fiveMinutes, this.thirtyMinutes, this.oneHour, this.sixHours];
+  readonly allowed: number;
+  /** Per tier: it alerted and waits for its condition to end before alerting again. */
+  readonly fired: boolean[] = TIERS.map(() => false);
+  /** Per burn (fast, slow): the alert saw it start and waits for its long window to fall under half the threshold. */
+  private readonly burning = [false, false];
+  /** The window holds `minEvents` events: bad events are priced as they come. */
+  sufficient = false;
 
   constructor(
-    private readonly bucketMs: number,
-    private readonly count: number,
+    readonly definition: SloDefinition & { windowMs: number; minEvents: number },
+    readonly startedAt: number,
   ) {
-    this.totals = new Float64Array(count);
-    this.bads = new Float64Array(count);
-  }
-
-  add(now: number, isBad: boolean): void {
-    this.advance(now);
-    const i = this.current % this.count;
-    this.totals[i]!++;
-    this.total++;
-    this.changes++;
-    if (isBad) {
-      this.bads[i]!++;
-      this.bad++;
-    }
-  }
-
-  /** Moves to the bucket of `now`, dropping the buckets that left the ring. */
-  advance(now: number): void {
-    const bucket = Math.floor(now / this.bucketMs);
-    if (this.current >= 0 && bucket <= this.current) return;
-    if (this.current < 0) this.current = bucket;
-    for (let b = this.current + 1; b <= bucket && b - this.current <= this.count; b++) {
-      const i = b % this.count;
-      this.total -= this.totals[i]!;
-      this.bad -= this.bads[i]!;
-      this.totals[i] = 0;
-      this.bads[i] = 0;
-    }
-    this.current = bucket;
-    this.changes++;
-  }
-
-  /** Totals over the last `buckets` buckets (including the current one). */
-  last(now: number, buckets: number): { total: number; bad: number } {
-    this.advance(now);
-    let total = 0;
-    let bad = 0;
-    for (let back = 0; back < Math.min(buckets, this.count); back++) {
-      const i = (this.current - back) % this.count;
-      total += this.totals[i]!;
-      bad += this.bads[i]!;
-    }
-    return { total, bad };
-  }
-}
-
-class TrackedSlo {
-  readonly minutes = new TimeBuckets(MINUTE, SHORT_HISTORY_MINUTES);
-  readonly window: TimeBuckets;
-  /** Per tier: it alerted and waits for recovery before alerting again. */
-  readonly fired: boolean[] = TIERS.map(() => false);
-  /** `window.changes` when the tiers were last checked. */
-  checkedAt = -1;
-
-  constructor(readonly definition: SloDefinition & { windowMs: number }) {
-    this.window = new TimeBuckets(HOUR, Math.max(1, Math.ceil(definition.windowMs / HOUR)));
+    this.window = new TimeRing(Math.ceil(definition.windowMs / WINDOW_BUCKETS), WINDOW_BUCKETS, 4);
+    this.allowed = allowedBadFraction(definition.target);
   }
 
   record(now: number, isBad: boolean): void {
-    this.minutes.add(now, isBad);
-    this.window.add(now, isBad);
+    const slot = this.window.add(now, TOTAL);
+    for (const ring of this.burnRings) {
+      const s = ring.add(now, TOTAL);
+      if (isBad) ring.addTo(s, BAD);
+    }
+    if (isBad) this.window.addTo(slot, BAD);
+    if (!this.refresh(now)) return;
+    if (isBad) {
+      this.window.addTo(slot, SPENT, 1 / this.allowedBadEvents(now));
+      this.window.addTo(slot, PRICED);
+    }
+  }
+
+  /** Whether the window holds enough events; prices the waiting bad events when it comes to. */
+  refresh(now: number): boolean {
+    const enough = this.window.total(now, TOTAL) >= this.definition.minEvents;
+    if (enough && !this.sufficient) this.priceWaiting(now);
+    return (this.sufficient = enough);
+  }
+
+  /** Events over the window: counted once a whole window was watched, else expected at the observed rate. */
+  windowEvents(now: number): number {
+    const watched = Math.min(this.definition.windowMs, Math.max(SECOND, now - this.startedAt));
+    return (this.window.total(now, TOTAL) * this.definition.windowMs) / watched;
+  }
+
+  allowedBadEvents(now: number): number {
+    return this.allowed * this.windowEvents(now);
+  }
+
+  budgetRemaining(now: number): number {
+    return Math.min(1, Math.max(0, roundRate(1 - this.window.total(now, SPENT))));
+  }
+
+  burnRate(now: number): number {
+    return burnOf(this.window, now, this.allowed);
+  }
+
+  fastBurnRate(now: number): number | undefined {
+    if (this.oneHour.total(now, TOTAL) < this.minBurnEvents(FAST_BURN)) return undefined;
+    const oneHour = burnOf(this.oneHour, now, this.allowed);
+    return oneHour > FAST_BURN && burnOf(this.fiveMinutes, now, this.allowed) > FAST_BURN ? oneHour : undefined;
+  }
+
+  slowBurnRate(now: number): number | undefined {
+    if (this.sixHours.total(now, TOTAL) < this.minBurnEvents(SLOW_BURN)) return undefined;
+    const sixHours = burnOf(this.sixHours, now, this.allowed);
+    return sixHours > SLOW_BURN && burnOf(this.thirtyMinutes, now, this.allowed) > SLOW_BURN ? sixHours : undefined;
+  }
+
+  /**
+   * A burn for the alert tiers: on when `rate` (the burn, if on) is defined, off again only when
+   * the long window's burn falls under half the threshold, so a rate hovering at the threshold
+   * alerts once. Returns the long window's burn while on.
+   */
+  latchBurn(which: 0 | 1, rate: number | undefined, long: TimeRing, threshold: number, now: number): number | undefined {
+    if (rate !== undefined) this.burning[which] = true;
+    else if (this.burning[which] && burnOf(long, now, this.allowed) < threshold / 2) this.burning[which] = false;
+    return this.burning[which] ? (rate ?? burnOf(long, now, this.allowed)) : undefined;
+  }
+
+  /**
+   * Events a burn's long window needs: `minEvents`, and enough that one bad event alone stays under
+   * the threshold (1 / (threshold x (1 - target)): 70 for a fast and 167 for a slow burn at 99.9 %).
+   */
+  private minBurnEvents(threshold: number): number {
+    return Math.max(this.definition.minEvents, Math.floor(1 / (threshold * this.allowed)) + 1);
+  }
+
+  /** Prices, at today's allowance, the bad events recorded while the data was insufficient. */
+  private priceWaiting(now: number): void {
+    const price = 1 / this.allowedBadEvents(now);
+    for (const { slot } of this.window.buckets(now, WINDOW_BUCKETS)) {
+      const waiting = this.window.get(slot, BAD) - this.window.get(slot, PRICED);
+      if (waiting <= 0) continue;
+      this.window.addTo(slot, SPENT, waiting * price);
+      this.window.addTo(slot, PRICED, waiting);
+    }
   }
 }
 
@@ -188,7 +246,9 @@ export class SloTracker {
   register(definition: SloDefinition): void {
     if (!(definition.target > 0 && definition.target < 1)) throw new RangeError(`SLO ${definition.name}: target must be a fraction between 0 and 1 (exclusive), got ${definition.target}`);
     if (definition.type === 'LATENCY_P99' && !(definition.latencyThresholdMs! > 0)) throw new RangeError(`SLO ${definition.name}: LATENCY_P99 needs a latency threshold (latency-threshold or the operation's expected-latency-p99)`);
-    const tracked = new TrackedSlo({ ...definition, windowMs: definition.windowMs ?? DEFAULT_SLO_WINDOW_MS });
+    if (definition.minEvents !== undefined && !(Number.isInteger(definition.minEvents) && definition.minEvents >= 1)) throw new RangeError(`SLO ${definition.name}: minEvents must be a whole number of at least 1, got ${definition.minEvents}`);
+    const windowMs = definition.windowMs ?? DEFAULT_SLO_WINDOW_MS;
+    const tracked = new TrackedSlo({ ...definition, windowMs, minEvents: definition.minEvents ?? DEFAULT_SLO_MIN_EVENTS }, this.clock.now());
     this.slos.set(definition.name, tracked);
     const list = this.byOperation.get(definition.operationName) ?? [];
     list.push(tracked);
@@ -229,7 +289,7 @@ export class SloTracker {
       const bad = type === 'LATENCY_P99' && latencyMs !== undefined ? latencyMs > latencyThresholdMs! : isError;
       slo.record(now, bad);
       if (bad) spent ??= slo.definition.name;
-      this.checkTiers(slo);
+      this.checkTiers(slo, now);
     }
     return spent;
   }
@@ -243,8 +303,8 @@ export class SloTracker {
   budgetOf(name: string): { target: number; budgetRemaining: number; burnRate: number } | undefined {
     const slo = this.slos.get(name);
     if (!slo) return undefined;
-    slo.window.advance(this.clock.now());
-    return { target: slo.definition.target, ...this.budgetAndBurn(slo) };
+    const now = this.clock.now();
+    return { target: slo.definition.target, budgetRemaining: slo.budgetRemaining(now), burnRate: slo.burnRate(now) };
   }
 
   statuses(): SloStatus[] {
@@ -253,47 +313,53 @@ export class SloTracker {
 
   /** Alerts raised since the last call (each tier once per crossing). */
   checkAlerts(): readonly SloAlert[] {
-    for (const slo of this.slos.values()) this.checkTiers(slo);
+    const now = this.clock.now();
+    for (const slo of this.slos.values()) this.checkTiers(slo, now);
     return this.pending.length ? this.pending.splice(0) : NO_ALERTS;
   }
 
-  private budgetAndBurn(slo: TrackedSlo): { budgetRemaining: number; burnRate: number } {
-    const burnRate = burnRateOf(slo);
-    return { budgetRemaining: budgetRemainingAt(burnRate), burnRate };
-  }
-
-  /** Runs after every span, so it does nothing unless the window's totals changed. */
-  private checkTiers(slo: TrackedSlo): void {
-    slo.window.advance(this.clock.now());
-    if (slo.window.changes === slo.checkedAt) return;
-    slo.checkedAt = slo.window.changes;
-    const burnRate = burnRateOf(slo);
-    const budgetRemaining = budgetRemainingAt(burnRate);
+  /** O(1): runs after every span of the SLO's operation. Nothing fires or re-arms on insufficient data. */
+  private checkTiers(slo: TrackedSlo, now: number): void {
+    if (!slo.refresh(now)) return;
+    const budgetRemaining = slo.budgetRemaining(now);
+    const fast = slo.latchBurn(0, slo.fastBurnRate(now), slo.oneHour, FAST_BURN, now);
+    const slow = slo.latchBurn(1, slo.slowBurnRate(now), slo.sixHours, SLOW_BURN, now);
     for (let i = 0; i < TIERS.length; i++) {
       const tier = TIERS[i]!;
-      if (budgetRemaining > tier.threshold) slo.fired[i] = false;
+      const burn = tier.severity === 'CRITICAL' ? fast : tier.severity === 'WARNING' ? slow : undefined;
+      const byBudget = budgetRemaining <= tier.threshold;
+      if (!byBudget && burn === undefined) slo.fired[i] = false;
       else if (!slo.fired[i]) {
         slo.fired[i] = true;
-        this.pending.push({ sloName: slo.definition.name, severity: tier.severity, threshold: tier.threshold, budgetRemaining, burnRate });
+        const trigger: SloAlertTrigger = byBudget ? 'budget' : tier.severity === 'CRITICAL' ? 'fast_burn' : 'slow_burn';
+        const burnRate = byBudget ? slo.burnRate(now) : burn!;
+        this.pending.push({ sloName: slo.definition.name, severity: tier.severity, threshold: tier.threshold, trigger, budgetRemaining, burnRate });
       }
     }
   }
 
   private statusOf(slo: TrackedSlo): SloStatus {
     const now = this.clock.now();
-    slo.window.advance(now);
     const { definition } = slo;
-    const allowed = allowedBadFraction(definition.target);
-    const burn = (minutes: number): number => {
-      const { total, bad } = slo.minutes.last(now, minutes);
-      return total === 0 ? 0 : roundRate(bad / total / allowed);
+    const sufficient = slo.refresh(now);
+    const burnRates = {
+      oneHour: burnOf(slo.oneHour, now, slo.allowed),
+      fiveMinutes: burnOf(slo.fiveMinutes, now, slo.allowed),
+      sixHours: burnOf(slo.sixHours, now, slo.allowed),
+      thirtyMinutes: burnOf(slo.thirtyMinutes, now, slo.allowed),
     };
-    const burnRates = { oneHour: burn(60), fiveMinutes: burn(5), sixHours: burn(360), thirtyMinutes: burn(30) };
-    const fastBurn = burnRates.oneHour > FAST_BURN && burnRates.fiveMinutes > FAST_BURN;
-    const slowBurn = burnRates.sixHours > SLOW_BURN && burnRates.thirtyMinutes > SLOW_BURN;
-    const { budgetRemaining, burnRate } = this.budgetAndBurn(slo);
-    const { total, bad } = slo.window;
-    const compliance: SloCompliance = total > 0 && budgetRemaining <= 0 ? 'VIOLATED' : budgetRemaining <= 0.5 || fastBurn || slowBurn ? 'AT_RISK' : 'HEALTHY';
+    const fastBurn = sufficient && slo.fastBurnRate(now) !== undefined;
+    const slowBurn = sufficient && slo.slowBurnRate(now) !== undefined;
+    const budgetRemaining = slo.budgetRemaining(now);
+    const total = slo.window.total(now, TOTAL);
+    const bad = slo.window.total(now, BAD);
+    const compliance: SloCompliance = !sufficient
+      ? 'INSUFFICIENT_DATA'
+      : budgetRemaining <= 0
+        ? 'VIOLATED'
+        : budgetRemaining <= 0.5 || fastBurn || slowBurn
+          ? 'AT_RISK'
+          : 'HEALTHY';
     return {
       name: definition.name,
       operationName: definition.operationName,
@@ -301,7 +367,7 @@ export class SloTracker {
       target: definition.target,
       actual: total === 0 ? 1 : (total - bad) / total,
       budgetRemaining,
-      burnRate,
+      burnRate: slo.burnRate(now),
       compliance,
       totalRequests: total,
       failedRequests: bad,
@@ -310,6 +376,9 @@ export class SloTracker {
       burnRates,
       fastBurn,
       slowBurn,
+      minEvents: definition.minEvents,
+      observedMs: Math.min(definition.windowMs, now - slo.startedAt),
+      windowEvents: slo.windowEvents(now),
     };
   }
 }

@@ -18,12 +18,13 @@ export const ANALYSIS_BUDGET_BYTES = 256 * 1024 * 1024;
 
 /**
  * Worst-case bytes of one operation's analysis state, measured on Node 24 (docs/configuration.md):
- * the rolling window keeps latency, its log and the error flag (24 B per observation), the pattern
- * window 16 B per request, the minute history a 75-bucket histogram per minute with traffic
- * (about 450 B), plus maps and small objects.
+ * the rolling window keeps latency, its log and the error flag (24 B per observation), the minute
+ * history a 75-bucket histogram per minute with traffic (about 450 B), plus maps and small
+ * objects, among them the pattern window (7 time buckets) and the cold-start record (at most
+ * 120 slots), under 1 KB together.
  */
-export function analysisBytesPerOperation(rollingWindowSize: number, recentWindowSize: number, historyMinutes: number): number {
-  return 24 * rollingWindowSize + 16 * recentWindowSize + 450 * historyMinutes + 4096;
+export function analysisBytesPerOperation(rollingWindowSize: number, historyMinutes: number): number {
+  return 24 * rollingWindowSize + 450 * historyMinutes + 4096;
 }
 
 /** At most `limit`: a minimum count that a window can never reach would never let its check run. */
@@ -44,10 +45,9 @@ export function crossKeyCorrections(get: (path: string) => number, defaultOf: (p
   push(notAbove(get, 'baselines.rolling-min-samples', 'baselines.rolling-window-size', defaultOf('baselines.rolling-min-samples'), 'no rolling baseline would ever form'));
 
   const window = get('baselines.rolling-window-size');
-  const recent = get('patterns.recent-window-size');
   const history = get('limits.history-minutes');
   const operations = get('limits.max-operations');
-  const each = analysisBytesPerOperation(window, recent, history);
+  const each = analysisBytesPerOperation(window, history);
   if (operations * each > ANALYSIS_BUDGET_BYTES) {
     const fit = Math.max(1, Math.floor(ANALYSIS_BUDGET_BYTES / each));
     corrections.push({
@@ -55,7 +55,7 @@ export function crossKeyCorrections(get: (path: string) => number, defaultOf: (p
       value: fit,
       message:
         `${operations} operations may hold up to ${formatBytes(operations * each)} of analysis state (${formatBytes(each)} each with svc.baselines.rolling-window-size ${window}, ` +
-        `svc.patterns.recent-window-size ${recent}, svc.limits.history-minutes ${history}), more than the ${formatBytes(ANALYSIS_BUDGET_BYTES)} svc allows itself; ` +
+        `svc.limits.history-minutes ${history}), more than the ${formatBytes(ANALYSIS_BUDGET_BYTES)} svc allows itself; ` +
         `accepted with these sizes: an integer from 1 to ${fit}; using ${fit}`,
     });
   }

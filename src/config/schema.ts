@@ -6,7 +6,6 @@
  * Paths are relative to the `svc.` prefix. `*` stands for a name chosen by the user (an
  * operation, profile, SLO, role, agent or token name); `[]` for an item of a list.
  */
-import { ANOMALY_MODES } from '../analysis/anomaly-detector.js';
 import {
   AGENT_TYPES,
   BASELINE_SOURCES,
@@ -100,24 +99,30 @@ export const SCHEMA: readonly KeySpec[] = [
 
   { path: 'anomaly-detection.enabled', type: booleanType, default: true, doc: 'Detect anomalies by z-score and incident patterns' },
   { path: 'anomaly-detection.z-score-threshold', type: numberType(0, 100, true), default: 3.0, doc: 'Absolute z-score above which a latency is anomalous' },
-  { path: 'anomaly-detection.mode', type: enumType(ANOMALY_MODES), default: 'robust', doc: 'robust: z on log latency, events after `persistence` consecutive anomalies; zscore: the plain rule, every anomaly an event' },
-  { path: 'anomaly-detection.persistence', type: integerType(1, 100), default: 3, doc: 'Consecutive anomalous spans of an operation before an event (robust mode)' },
-  { path: 'anomaly-detection.min-latency-deviation', type: durationType('1m'), default: '1ms', doc: 'Latency deviations smaller than this never make an event or an incident (robust persistence, latency_degradation): sub-millisecond jitter is not actionable' },
+  { path: 'anomaly-detection.persistence', type: integerType(1, 1000), default: 3, doc: 'Anomalous spans without a break before an svc.anomaly.detected event (with the persistence window)' },
+  { path: 'anomaly-detection.persistence-window', type: durationType('10m'), default: '1s', doc: 'How long anomalous spans must go on without a break before an event: a stall shared by the requests in flight (GC pause, event-loop block) is shorter' },
+  { path: 'anomaly-detection.min-latency-deviation', type: durationType('1m'), default: '1ms', doc: 'Latency deviations smaller than this never make an event or a detection (anomaly events, latency_degradation, memory_leak, cold_start): sub-millisecond jitter is not actionable' },
   { path: 'anomaly-detection.event-interval', type: durationType('60m'), default: '60s', doc: 'At most one svc.anomaly.detected per operation and pattern in this interval (the next one counts the suppressed)' },
 
-  { path: 'patterns.latency-degradation-factor', type: numberType(1, 100), default: 2.0, doc: 'latency_degradation: recent latency (geometric mean) over baseline p50' },
-  { path: 'patterns.error-rate-spike-threshold', type: fractionType(), default: 0.25, doc: 'error_rate_spike: recent error rate above the baseline error rate by more than this' },
+  { path: 'patterns.latency-degradation-factor', type: numberType(1, 100), default: 2.0, doc: 'latency_degradation: typical latency (geometric mean) of each window bucket over the reference p50' },
+  { path: 'patterns.error-rate-spike-threshold', type: fractionType(), default: 0.25, doc: 'error_rate_spike: error rate of each window bucket above the reference error rate by more than this' },
   { path: 'patterns.cascade-dependency-count', type: integerType(1, 100), default: 2, doc: 'cascade_failure: distinct failing dependencies within the cascade window' },
-  { path: 'patterns.recent-window-size', type: integerType(5, 1000), default: 20, doc: 'Requests per operation the pattern checks look back on' },
+  { path: 'patterns.window', type: durationType('60m', { min: '6s' }), default: '30s', doc: 'latency_degradation, error_rate_spike, memory_leak: the detection window, 6 time buckets; sustained means all but one bucket elevated' },
+  { path: 'patterns.min-samples', type: integerType(1, 100_000), default: 10, doc: 'Requests the detection window must hold before a verdict' },
+  { path: 'patterns.reference-window', type: durationType('1440m', { min: '1m' }), default: '30m', doc: "Without a static baseline, the windows compare with the operation's own past: its memory (time constant of the weighting)" },
   { path: 'patterns.cascade-window', type: durationType('60m', { positive: true }), default: '60s', doc: 'cascade_failure: how recent a dependency failure must be' },
-  { path: 'patterns.memory-leak-slope-mb-per-minute', type: numberType(0, 1024), default: 1, doc: 'memory_leak: heap growth (least-squares slope) that counts as a leak' },
+  { path: 'patterns.memory-leak-slope-mb-per-minute', type: numberType(0, 1024), default: 1, doc: 'memory_leak: growth of the memory floor (heap used + external, least-squares slope) that counts as a leak' },
   { path: 'patterns.memory-leak-min-r2', type: fractionType(), default: 0.8, doc: 'memory_leak: how steady the growth must be (R squared of the fit)' },
-  { path: 'patterns.heap-sample-interval', type: durationType('10m', { min: '1s' }), default: '10s', doc: 'memory_leak: how often the heap size is sampled' },
+  { path: 'patterns.memory-leak-slot', type: durationType('10m', { min: '1s' }), default: '10s', doc: 'memory_leak: each slot keeps its lowest memory sample (the floor after garbage collection); the fit needs the last 12 slots (2 minutes at 10s)' },
+  { path: 'patterns.memory-leak-latency-factor', type: numberType(1, 100), default: 1.2, doc: 'memory_leak: the operation counts as slower at this x the reference p50 (all but one window bucket)' },
+  { path: 'patterns.heap-sample-interval', type: durationType('10m', { min: '1s' }), default: '2s', doc: 'memory_leak: how often heap used + external memory is sampled' },
   { path: 'patterns.herd-window', type: durationType('60m', { positive: true }), default: '60s', doc: 'thundering_herd: how long after a recovery a spike counts' },
-  { path: 'patterns.herd-rate-multiplier', type: numberType(1, 100), default: 3, doc: 'thundering_herd: last 5 s of requests over the usual 5 s' },
-  { path: 'patterns.cold-start-window', type: durationType('60m'), default: '60s', doc: 'cold_start: how long a process counts as fresh' },
-  { path: 'patterns.cold-start-factor', type: numberType(1, 100), default: 3, doc: "cold_start: first requests slower than this x the operation's static p50" },
-  { path: 'patterns.cold-start-latency', type: latency, default: '500ms', doc: 'cold_start: the limit for operations without a static p50' },
+  { path: 'patterns.herd-recent-window', type: durationType('30s', { min: '1s' }), default: '5s', doc: 'thundering_herd: the spike is measured over this, against the usual count per this over the minute before' },
+  { path: 'patterns.herd-rate-multiplier', type: numberType(1, 100), default: 3, doc: 'thundering_herd: requests in the recent window over the usual count' },
+  { path: 'patterns.herd-min-requests', type: integerType(1, 1_000_000), default: 20, doc: 'thundering_herd: fewest requests in the recent window that make a spike' },
+  { path: 'patterns.cold-start-window', type: durationType('60m'), default: '30s', doc: "cold_start: how long a process counts as fresh; its slowness then is a cold start, not a latency_degradation" },
+  { path: 'patterns.cold-start-factor', type: numberType(1, 100), default: 3, doc: "cold_start: first requests slower than this x the operation's p99 (static, else rolling) are reported as a cold start" },
+  { path: 'patterns.cold-start-latency', type: latency, default: '500ms', doc: 'cold_start: a detection by itself above the tightest consumer latency SLA, or above this without one' },
 
   { path: 'dependency-health.degraded-error-rate', type: fractionType(), default: 0.1, doc: 'Error rate at which a dependency becomes degraded (left below half of it)' },
   { path: 'dependency-health.unhealthy-error-rate', type: fractionType(), default: 0.5, doc: 'Error rate at which a dependency becomes unhealthy (left below half of it)' },
@@ -135,6 +140,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'slos.*.type', type: enumType(['AVAILABILITY', 'LATENCY_P99'] as const), default: 'AVAILABILITY', doc: 'AVAILABILITY or LATENCY_P99' },
   { path: 'slos.*.latency-threshold', type: latency, doc: "LATENCY_P99 threshold; default is the operation's expected-latency-p99" },
   { path: 'slos.*.window', type: windowType('60m', '365d'), default: '30d', doc: 'Rolling window the budget is measured over' },
+  { path: 'slos.*.min-events', type: integerType(1, 1_000_000), default: 100, doc: 'Events in the window below which the SLO reports insufficient data: no verdict, no alert' },
 
   { path: 'agent-roles.*', type: enumListType(PERMISSIONS), doc: 'A role and its permissions (adds to or replaces the built-in observer, diagnostician, operator, admin)' },
 

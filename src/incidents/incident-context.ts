@@ -8,8 +8,11 @@
  * - scope: `dependency_related` when a dependency is degraded or unhealthy, `service_wide` when
  *   more than one operation is elevated or has an open incident, else `operation_specific`;
  * - user-facing: YES when the tier is critical or a consumer calls synchronously;
- * - the most recent change within 30 minutes before the incident opened, or last showed a new
- *   pattern, is flagged PROBABLE CAUSE;
+ * - severity: the incident's severity now (incident-tracker.ts: at most MEDIUM while the operation
+ *   is within baseline and the service HEALTHY), with the peak when it is lower;
+ * - WHAT CHANGED: the ten latest changes, newest first, and the probable cause if older; the
+ *   probable cause (ranked by incident-cause.ts) is flagged `PROBABLE CAUSE (<why>)`; agents'
+ *   remediations are flagged `ACTION TAKEN` and are never a cause;
  * - action priority: HIGH for the remedies of the detected patterns (fallback for error spikes
  *   and cascades, opening the breaker of an unhealthy dependency, escalation at page_oncall or
  *   above), MEDIUM otherwise.
@@ -23,6 +26,15 @@ import type { Incident, IncidentTracker } from './incident-tracker.js';
 import type { RemediationAction, Remediation } from './remediation.js';
 
 export type ActionPriority = 'HIGH' | 'MEDIUM';
+
+export interface ChangeLine {
+  readonly kind: string;
+  readonly description: string;
+  readonly timestamp: number;
+  readonly probableCause: boolean;
+  /** An agent's remediation: an action taken, never a cause. */
+  readonly actionTaken: boolean;
+}
 
 export interface SuggestedAction extends RemediationAction {
   readonly priority: ActionPriority;
@@ -45,7 +57,9 @@ export interface IncidentContext {
   readonly serviceReasons: readonly string[];
   readonly patterns: readonly IncidentPattern[];
   readonly lastDeployment: { version: string; timestamp: number; probableCause: boolean } | undefined;
-  readonly changes: readonly { kind: string; description: string; timestamp: number; probableCause: boolean }[];
+  readonly changes: readonly ChangeLine[];
+  /** Why the probable cause was chosen: timing and what it touches. */
+  readonly causeReason: string | undefined;
   readonly scope: 'operation_specific' | 'service_wide' | 'dependency_related';
   readonly userFacing: boolean;
   readonly affectedOperations: readonly string[];
@@ -80,8 +94,11 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
   const patterns = incident ? [...incident.patterns] : [];
   const openedAt = incident?.openedAt ?? now;
 
-  const probable = incident ? incidents.probableChange(incident) : undefined;
-  const changes = engine.changes.list().slice(-10).reverse().map((c) => ({ kind: c.kind, description: c.description, timestamp: c.timestamp, probableCause: c === probable }));
+  const cause = incident ? incidents.probableCause(incident) : undefined;
+  const probable = cause?.change;
+  const shownChanges = engine.changes.list().slice(-10);
+  if (probable && !shownChanges.includes(probable)) shownChanges.unshift(probable);
+  const changes = shownChanges.reverse().map((c) => ({ kind: c.kind, description: c.description, timestamp: c.timestamp, probableCause: c === probable, actionTaken: c.kind === 'remediation' }));
   const deployment = engine.changes.lastDeployment();
   const lastDeployment = deployment && { version: deployment.details.version ?? deployment.description, timestamp: deployment.timestamp, probableCause: deployment === probable };
 
@@ -101,11 +118,12 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
   });
   actions.sort((a, b) => (a.priority === b.priority ? 0 : a.priority === 'HIGH' ? -1 : 1));
 
+  const severity = incident && incidents.severityNow(incident);
   const errorRate = health?.errorRate ?? 0;
   const what = patterns.length ? patterns.join(', ') : incident ? 'latency anomaly' : 'no open incident';
   return {
     id: incident?.id,
-    severity: incident?.severity ?? 'NONE',
+    severity: severity ? `${severity.severity}${severity.lowered ? ` (${severity.lowered})` : ''}` : 'NONE',
     time: openedAt,
     summary: `${operation}: ${what}; error rate ${percent(errorRate)}, p50 ${ms(health?.p50)}; service ${summary.status}`,
     operation,
@@ -121,6 +139,7 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
     patterns,
     lastDeployment,
     changes,
+    causeReason: cause?.reason,
     scope,
     userFacing,
     affectedOperations: [...troubled],
@@ -136,12 +155,18 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
   };
 }
 
+/** One WHAT CHANGED line: `<time> <kind>: <description>`, flagged as the probable cause or as an action taken. */
+export function changeLine(change: ChangeLine, causeReason: string | undefined): string {
+  const flag = change.probableCause ? `  PROBABLE CAUSE (${causeReason ?? 'closest change'})` : change.actionTaken ? '  ACTION TAKEN (not a cause)' : '';
+  return `${isoTime(change.timestamp)} ${change.kind}: ${change.description}${flag}`;
+}
+
 export function formatIncidentContext(context: IncidentContext): string {
   const changed = [
     context.lastDeployment
-      ? `Last deploy: ${context.lastDeployment.version} at ${isoTime(context.lastDeployment.timestamp)}${context.lastDeployment.probableCause ? '  PROBABLE CAUSE (shortly before the incident)' : ''}`
+      ? `Last deploy: ${context.lastDeployment.version} at ${isoTime(context.lastDeployment.timestamp)}${context.lastDeployment.probableCause ? '  PROBABLE CAUSE' : ''}`
       : 'Last deploy: unknown',
-    ...context.changes.map((c) => `${isoTime(c.timestamp)} ${c.kind}: ${c.description}${c.probableCause ? '  PROBABLE CAUSE' : ''}`),
+    ...context.changes.map((c) => changeLine(c, context.causeReason)),
   ];
   const escalation = `Escalation level: ${context.escalationLevel.toUpperCase()}${context.onCallChannel && context.escalationLevel !== 'auto_resolve' ? ` (${context.onCallChannel})` : ''}`;
   return blocks(

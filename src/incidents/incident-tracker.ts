@@ -1,22 +1,31 @@
 /**
- * Incidents: opened from sustained anomalies, pattern detections and CRITICAL SLO alerts,
- * deduplicated per operation while open, with ids unique across restarts and replicas
- * (`INC-<yyyymmdd>-<process tag>-<n>`, see id-sequence.ts).
+ * Incidents: opened from sustained anomalies, pattern detections and CRITICAL SLO alerts, one per
+ * episode of an operation, with ids unique across restarts and replicas
+ * (`INC-<yyyymmdd>-<process tag>-<nnnn>`, see id-sequence.ts).
  *
- * - Severity from the service tier and the deviation: critical tier HIGH, standard MEDIUM,
+ * - An episode is a run of detections (and CRITICAL SLO alerts) of one operation with gaps
+ *   shorter than `resolveAfterMs` (`incidents.resolve-after`, default 2 minutes). It ended once
+ *   that long has passed without one. When read after that, its incident resolves as soon as the
+ *   operation is no longer ELEVATED; a detection after the gap opens a new incident even if
+ *   health still reads ELEVATED (health looks back over minutes and lags the detectors): the
+ *   quiet gap is the end. Its patterns and anomaly score are the episode's own; TIME is the
+ *   episode's first detection.
+ * - Peak severity from the service tier and the deviation: critical tier HIGH, standard MEDIUM,
  *   internal and experimental LOW; one level up (up to CRITICAL) when the anomaly score reaches
  *   0.75, the detection is an error-rate spike or a cascade failure, or an SLO alert is CRITICAL.
- * - Resolved when the operation is back to baseline: no detection for `resolveAfterMs` (default
- *   2 minutes) and its health no longer ELEVATED. The cause (patterns, a change shortly before)
- *   and the resolution (the last successful remediation, or recovery without action) are kept
- *   for "similar past incidents". Bounded: `maxHistory` resolved incidents.
+ * - Severity when read (`severityNow`): the peak, but at most MEDIUM while the operation is
+ *   within its baseline (not ELEVATED) and the service is HEALTHY, so an incident never reads
+ *   HIGH or CRITICAL while get_service_health says all is well.
+ * - On resolution the cause (patterns, the ranked probable change, see incident-cause.ts) and the
+ *   resolution (the last successful remediation, or recovery without action) are kept for
+ *   "similar past incidents". Bounded: `maxHistory` resolved incidents.
  */
-import type { ChangeEntry } from '../analysis/change-tracker.js';
 import type { Detection, Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import type { SloAlert } from '../analysis/slo-tracker.js';
 import type { Tier } from '../enums.js';
 import { IdSequence } from './id-sequence.js';
+import { CAUSE_DEFAULTS, rankedCause, type RankedCause } from './incident-cause.js';
 
 export const INCIDENT_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
@@ -26,12 +35,13 @@ export interface Incident {
   readonly operation: string;
   readonly openedAt: number;
   status: 'open' | 'resolved';
-  severity: IncidentSeverity;
+  /** The worst the episode was; what to show now is `IncidentTracker.severityNow`. */
+  peakSeverity: IncidentSeverity;
   readonly patterns: Set<IncidentPattern>;
   maxAnomalyScore: number;
   lastDetectionAt: number;
-  /** When the incident opened or last showed a new pattern: what changed just before is the probable cause. */
-  lastNewPatternAt: number;
+  /** When each pattern first showed in the episode: anchors of the cause ranking. */
+  readonly patternOnsets: Map<IncidentPattern, number>;
   /** Why it was opened first: `anomaly`, a pattern name, or `slo:<name>`. */
   readonly trigger: string;
   sloAlerts: string[];
@@ -46,9 +56,17 @@ export interface IncidentTrackerOptions {
   readonly lastRemediation?: (operation: string) => string | undefined;
   readonly resolveAfterMs?: number;
   readonly maxHistory?: number;
-  /** How close before the incident a change counts as a probable cause. */
+  /** How long before the episode began a change counts as a probable cause (default 30 minutes). */
   readonly changeWindowMs?: number;
 }
+
+export interface SeverityNow {
+  readonly severity: IncidentSeverity;
+  /** Why it is below the peak, when it is. */
+  readonly lowered?: string;
+}
+
+const CALM_CEILING: IncidentSeverity = 'MEDIUM';
 
 const BASE_SEVERITY: Record<Tier, IncidentSeverity> = { critical: 'HIGH', standard: 'MEDIUM', internal: 'LOW', experimental: 'LOW' };
 
@@ -70,23 +88,23 @@ export class IncidentTracker {
   ) {
     this.resolveAfterMs = options.resolveAfterMs ?? 120_000;
     this.maxHistory = options.maxHistory ?? 200;
-    this.changeWindowMs = options.changeWindowMs ?? 30 * 60_000;
+    this.changeWindowMs = options.changeWindowMs ?? CAUSE_DEFAULTS.windowMs;
     engine.onDetection((detection) => this.onDetection(detection));
     engine.onSloAlert((alert) => this.onSloAlert(alert));
   }
 
   private onDetection(detection: Detection): void {
     const trigger = detection.patterns[0] ?? 'anomaly';
-    const incident = this.openFor(detection.operation, trigger, detection.timestamp);
+    const incident = this.episodeOf(detection.operation, trigger, detection.timestamp);
     for (const pattern of detection.patterns) {
       if (incident.patterns.has(pattern)) continue;
       incident.patterns.add(pattern);
-      incident.lastNewPatternAt = detection.timestamp;
+      incident.patternOnsets.set(pattern, detection.timestamp);
     }
     incident.maxAnomalyScore = Math.max(incident.maxAnomalyScore, detection.anomalyScore ?? 0);
     incident.lastDetectionAt = detection.timestamp;
     const failing = detection.patterns.includes('error_rate_spike') || detection.patterns.includes('cascade_failure');
-    if (incident.maxAnomalyScore >= 0.75 || failing) incident.severity = this.raised(incident);
+    if (incident.maxAnomalyScore >= 0.75 || failing) incident.peakSeverity = this.raised(incident);
   }
 
   private onSloAlert(alert: SloAlert): void {
@@ -94,31 +112,33 @@ export class IncidentTracker {
     const definition = this.engine.sloTracker.definitions().find((d) => d.name === alert.sloName);
     if (!definition) return;
     const now = this.engine.clock.now();
-    const incident = this.openFor(definition.operationName, `slo:${alert.sloName}`, now);
+    const incident = this.episodeOf(definition.operationName, `slo:${alert.sloName}`, now);
     if (!incident.sloAlerts.includes(alert.sloName)) incident.sloAlerts.push(alert.sloName);
     incident.lastDetectionAt = now;
-    incident.severity = this.raised(incident);
+    incident.peakSeverity = this.raised(incident);
   }
 
   private raised(incident: Incident): IncidentSeverity {
     const base = BASE_SEVERITY[this.options.tierOf()];
-    return INCIDENT_SEVERITIES.indexOf(incident.severity) > INCIDENT_SEVERITIES.indexOf(base) ? incident.severity : raise(base);
+    return INCIDENT_SEVERITIES.indexOf(incident.peakSeverity) > INCIDENT_SEVERITIES.indexOf(base) ? incident.peakSeverity : raise(base);
   }
 
-  private openFor(operation: string, trigger: string, now: number): Incident {
+  /** The open incident of the operation's current episode: a new one after a quiet gap. */
+  private episodeOf(operation: string, trigger: string, now: number): Incident {
     const existing = this.open.get(operation);
-    if (existing) return existing;
+    if (existing && now - existing.lastDetectionAt < this.resolveAfterMs) return existing;
+    if (existing) this.resolve(existing, existing.lastDetectionAt + this.resolveAfterMs);
     const day = new Date(now).toISOString().slice(0, 10).replaceAll('-', '');
     const incident: Incident = {
       id: this.ids.next(day),
       operation,
       openedAt: now,
       status: 'open',
-      severity: BASE_SEVERITY[this.options.tierOf()],
+      peakSeverity: BASE_SEVERITY[this.options.tierOf()],
       patterns: new Set(),
+      patternOnsets: new Map(),
       maxAnomalyScore: 0,
       lastDetectionAt: now,
-      lastNewPatternAt: now,
       trigger,
       sloAlerts: [],
     };
@@ -126,34 +146,50 @@ export class IncidentTracker {
     return incident;
   }
 
-  /** Resolves incidents whose operation is back to baseline. Called before every read. */
+  private resolve(incident: Incident, at: number): void {
+    incident.status = 'resolved';
+    incident.resolvedAt = at;
+    incident.cause = this.causeOf(incident);
+    incident.resolution = this.options.lastRemediation?.(incident.operation) ?? 'recovered without remediation';
+    this.open.delete(incident.operation);
+    this.history.push(incident);
+    if (this.history.length > this.maxHistory) this.history.shift();
+  }
+
+  /** The severity to show now: the peak, at most MEDIUM while the operation and the service are well. */
+  severityNow(incident: Incident): SeverityNow {
+    const peak = incident.peakSeverity;
+    if (incident.status !== 'open' || INCIDENT_SEVERITIES.indexOf(peak) <= INCIDENT_SEVERITIES.indexOf(CALM_CEILING)) return { severity: peak };
+    if (this.engine.health.getOperationHealth(incident.operation)?.elevated) return { severity: peak };
+    const status = this.engine.healthSummary().status;
+    if (status !== 'HEALTHY') return { severity: peak };
+    return { severity: CALM_CEILING, lowered: `peak ${peak}; ${incident.operation} is within its baseline and the service is HEALTHY` };
+  }
+
+  /** Resolves incidents whose episode ended and whose operation is back to baseline. Called before every read. */
   refresh(): void {
     const now = this.engine.clock.now();
-    for (const [operation, incident] of this.open) {
+    for (const incident of [...this.open.values()]) {
       if (now - incident.lastDetectionAt < this.resolveAfterMs) continue;
-      if (this.engine.health.getOperationHealth(operation)?.elevated) continue;
-      incident.status = 'resolved';
-      incident.resolvedAt = now;
-      incident.cause = this.causeOf(incident);
-      incident.resolution = this.options.lastRemediation?.(operation) ?? 'recovered without remediation';
-      this.open.delete(operation);
-      this.history.push(incident);
-      if (this.history.length > this.maxHistory) this.history.shift();
+      if (this.engine.health.getOperationHealth(incident.operation)?.elevated) continue;
+      this.resolve(incident, now);
     }
   }
 
-  /**
-   * The probable cause: the most recent change (deployment or configuration) within the change
-   * window before the incident opened or last showed a new pattern.
-   */
-  probableChange(incident: Incident): ChangeEntry | undefined {
-    return this.engine.changes.before(incident.lastNewPatternAt, this.changeWindowMs)[0];
+  /** The probable cause of the incident's episode and why it was chosen (ranking in incident-cause.ts). */
+  probableCause(incident: Incident): RankedCause | undefined {
+    const engine = this.engine;
+    return rankedCause(engine.changes, { operation: incident.operation, startedAt: incident.openedAt, onsets: incident.patternOnsets }, {
+      windowMs: this.changeWindowMs,
+      lateMs: CAUSE_DEFAULTS.lateMs,
+      dependencies: () => [...engine.dependencyHealth.statuses().map((d) => d.name), ...engine.circuitBreakers.statuses().map((b) => b.dependency)],
+    });
   }
 
   private causeOf(incident: Incident): string {
     const what = incident.patterns.size ? [...incident.patterns].join(', ') : incident.sloAlerts.length ? `SLO ${incident.sloAlerts.join(', ')} budget` : 'latency anomaly';
-    const change = this.probableChange(incident);
-    return change ? `${what} after ${change.kind} "${change.description}"` : what;
+    const cause = this.probableCause(incident);
+    return cause ? `${what} after ${cause.change.kind} "${cause.change.description}" (${cause.reason})` : what;
   }
 
   /** The open incident of an operation, if any. */

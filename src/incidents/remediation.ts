@@ -10,8 +10,10 @@
  * (approvals.ts): the caller's own, or a second credential's approval named by its id in
  * `approvedBy`. `approve:<id>` is the approver's act. Every execution, refused ones and
  * approvals too, goes to the audit trail, and a health snapshot is taken for
- * verify_remediation_effect.
+ * verify_remediation_effect. A successful one is recorded as a `remediation` change (an action
+ * taken, never ranked as the cause of an incident).
  */
+import type { ChangeTarget } from '../analysis/change-tracker.js';
 import type { Engine } from '../analysis/engine.js';
 import type { CallerIdentity } from '../mcp/tool-definition.js';
 import { printable } from '../printable.js';
@@ -166,13 +168,21 @@ export class Remediation {
     try {
       const message = await this.run(name, described, reason, caller);
       const audit = this.audit.record({ ...base, ...approved, approval, outcome: 'success', detail: message });
-      this.engine.changes.record('config_change', `${name} by ${caller.agentName} (${caller.role}): ${reason}`);
+      this.engine.changes.record('remediation', `${name} by ${caller.agentName} (${caller.role}): ${reason}`, { action: name, agent: caller.agentName }, undefined, this.touchedBy(described));
       return { outcome: 'success', message, audit };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const audit = this.audit.record({ ...base, ...approved, approval, outcome: 'failed', detail: message });
       return { outcome: 'failed', message, audit };
     }
+  }
+
+  /** What an action acts on, for the change record: its operation, or its breaker's dependency. */
+  private touchedBy(described: ReturnType<Remediation['describe']>): ChangeTarget {
+    if (described.kind === 'custom' || described.target === undefined) return {};
+    if (!described.kind.endsWith('circuit_breaker')) return { operation: described.target };
+    const dependency = this.engine.circuitBreakers.statuses().find((b) => b.name === described.target)?.dependency;
+    return dependency ? { dependency } : {};
   }
 
   /**

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider } from '../../src/analysis/baseline.js';
 import { RollingBaselineProvider } from '../../src/analysis/rolling-baseline-provider.js';
-import { RecentOperation } from '../../src/analysis/pattern-matcher.js';
 import { RollingWindow } from '../../src/analysis/rolling-window.js';
 import { lognormal, seededRandom } from '../support/random.js';
 
@@ -53,24 +52,6 @@ describe('RollingWindow', () => {
     // 0 ms is clamped to 0.001 ms before its log is taken
     expect(stats.logMean).toBeCloseTo((Math.log(2) + Math.log(8) + Math.log(0.001)) / 3, 12);
     expect(window.percentiles(0.5)).toEqual([2]);
-  });
-});
-
-describe("RecentOperation (the pattern matcher's recent window)", () => {
-  it('keeps the geometric mean and error rate of exactly the last `capacity` observations', () => {
-    const latency = lognormal(seededRandom(2), 20, 0.5);
-    const recent = new RecentOperation(20);
-    const all: { value: number; isError: boolean }[] = [];
-    for (let i = 0; i < 137; i++) {
-      const observation = { value: latency(), isError: i % 7 === 0 };
-      all.push(observation);
-      recent.add(observation.value, observation.isError);
-    }
-    const last = all.slice(-20);
-    expect(recent.size).toBe(20);
-    expect(recent.seen).toBe(137);
-    expect(recent.geometricMean()).toBeCloseTo(Math.exp(direct(last.map((o) => o.value)).logMean), 9);
-    expect(recent.errorRate()).toBe(last.filter((o) => o.isError).length / 20);
   });
 });
 

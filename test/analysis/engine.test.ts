@@ -20,7 +20,7 @@ describe('Engine assembled without the preload', () => {
     const topology = new TopologyRegistry().setService('checkout').setTeam('payments').setTier('critical');
     topology.registerDependency({ name: 'ledger', type: 'database', criticality: 'required' });
     const slos = new SloTracker(clock);
-    slos.register({ name: 'pay-availability', operationName: 'POST /pay', type: 'AVAILABILITY', target: 0.95 });
+    slos.register({ name: 'pay-availability', operationName: 'POST /pay', type: 'AVAILABILITY', target: 0.95, windowMs: 3_600_000, minEvents: 20 });
     const engine = new Engine({
       clock,
       topology,
@@ -47,7 +47,8 @@ describe('Engine assembled without the preload', () => {
     expect(servers[0]!.attributes).not.toHaveProperty('svc.slo.name');
     // The failing request spends error budget and carries the SLO's state.
     expect(servers.at(-1)!.attributes).toMatchObject({ 'svc.slo.name': 'pay-availability', 'svc.slo.target': 0.95 });
-    expect(servers.at(-1)!.attributes['svc.slo.budget_remaining']).toBeCloseTo(1 - 1 / 21 / 0.05, 9);
+    // 21 requests in 20 s: 3,780 expected over the hour, 5 % of them allowed to fail.
+    expect(servers.at(-1)!.attributes['svc.slo.budget_remaining']).toBeCloseTo(1 - 1 / (0.05 * 21 * 180), 9);
     expect(exporter.getFinishedSpans().find((s) => s.kind === SpanKind.CLIENT)!.attributes).toMatchObject({ 'svc.dependency.name': 'ledger', 'svc.dependency.criticality': 'required' });
     const summary = engine.healthSummary();
     expect(summary.service).toBe('checkout');
@@ -60,13 +61,18 @@ describe('Engine assembled without the preload', () => {
 describe('SLO alerts and attributes through spans', () => {
   it('emits svc.slo.budget_alert once per tier with INFO, WARN and ERROR log severities', () => {
     const h = engineHarness();
-    h.engine.sloTracker.register({ name: 'orders', operationName: 'GET /orders', type: 'AVAILABILITY', target: 0.9 });
-    for (let i = 0; i < 20; i++) h.request('/orders', 10);
+    h.engine.sloTracker.register({ name: 'orders', operationName: 'GET /orders', type: 'AVAILABILITY', target: 0.9, windowMs: 3_600_000 });
+    for (let i = 0; i < 3600; i++) {
+      h.request('/orders', 10);
+      h.clock.advance(1000);
+    }
+    // A whole window watched: the budget is 10 % of the events in it, 3,596 (its ring of 720
+    // buckets of 5 s holds the last 3,595-3,600 s).
     const attributes = h.request('/orders', 10, true);
     expect(attributes).toMatchObject({ 'svc.slo.name': 'orders', 'svc.slo.target': 0.9 });
-    expect(attributes['svc.slo.budget_remaining']).toBeCloseTo(1 - 1 / 21 / 0.1, 9);
-    expect(attributes['svc.slo.burn_rate']).toBeCloseTo(1 / 21 / 0.1, 9);
-    for (let i = 0; i < 3; i++) h.request('/orders', 10, true);
+    expect(attributes['svc.slo.budget_remaining']).toBeCloseTo(1 - 1 / 359.6, 9);
+    expect(attributes['svc.slo.burn_rate']).toBeCloseTo(1 / 3596 / 0.1, 9);
+    for (let i = 0; i < 400; i++) h.request('/orders', 10, true);
     const alerts = h.eventsNamed('svc.slo.budget_alert');
     expect(alerts.map((a) => [a.body.severity, a.severity])).toEqual([
       ['INFO', 'INFO'],

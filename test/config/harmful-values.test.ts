@@ -55,12 +55,12 @@ describe('values seen to harm a real process', () => {
     expect(engine.rollingBaselines.getSnapshot('GET /a')).toMatchObject({ sampleCount: 20, p50: 11 });
   });
 
-  it('patterns.heap-sample-interval: 9999999m (a 1 ms timer loop): refused, 10 s; no duration key accepts a delay a Node timer overflows on', () => {
+  it('patterns.heap-sample-interval: 9999999m (a 1 ms timer loop): refused, 2 s; no duration key accepts a delay a Node timer overflows on', () => {
     const config = load({}, ['-Dsvc.patterns.heap-sample-interval=9999999m']);
     expect(lines(config)).toEqual([
-      'svc config error: svc.patterns.heap-sample-interval (-Dsvc.patterns.heap-sample-interval): "9999999m" is out of range; accepted: a duration from 1s to 10m with suffix ms, s or m (for example 250ms, 1.5s, 2m); using the default "10s"',
+      'svc config error: svc.patterns.heap-sample-interval (-Dsvc.patterns.heap-sample-interval): "9999999m" is out of range; accepted: a duration from 1s to 10m with suffix ms, s or m (for example 250ms, 1.5s, 2m); using the default "2s"',
     ]);
-    expect(config.get('patterns.heap-sample-interval')).toBe(10_000);
+    expect(config.get('patterns.heap-sample-interval')).toBe(2_000);
   });
 
   it('-Dsvc.dependencies[1000000000].name=x (start-up blocked for minutes): refused against limits.max-dependencies before anything is built', () => {
@@ -126,7 +126,7 @@ describe('rules between keys', () => {
   it('windows and history so large that max-operations of them pass 256 MiB: fewer operations are tracked, and the line says how many', () => {
     const config = load({}, ['-Dsvc.baselines.rolling-window-size=10000', '-Dsvc.limits.history-minutes=1440']);
     expect(lines(config)).toEqual([
-      'svc config error: svc.limits.max-operations (default): 1000 operations may hold up to 851.1 MiB of analysis state (871.5 KiB each with svc.baselines.rolling-window-size 10000, svc.patterns.recent-window-size 20, svc.limits.history-minutes 1440), more than the 256.0 MiB svc allows itself; accepted with these sizes: an integer from 1 to 300; using 300',
+      'svc config error: svc.limits.max-operations (default): 1000 operations may hold up to 850.8 MiB of analysis state (871.2 KiB each with svc.baselines.rolling-window-size 10000, svc.limits.history-minutes 1440), more than the 256.0 MiB svc allows itself; accepted with these sizes: an integer from 1 to 300; using 300',
     ]);
     expect(config.get('limits.max-operations')).toBe(300);
     expect(load({}).problems).toEqual([]);

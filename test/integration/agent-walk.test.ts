@@ -31,7 +31,8 @@ it('finds the incident, remediates it and verifies the effect, with a shared ses
   app = await startFixture({
     script: 'app.mjs',
     cwd: join(ROOT, 'fixtures', 'orders-service'),
-    env: { OTEL_SERVICE_NAME: 'orders-service', SVC_MCP_VERIFICATION_DELAY: '0ms', INVENTORY_PORT: String(inventoryPort) },
+    // The shortest detection window, so the fault is sustained in seconds, not the default 30 s.
+    env: { OTEL_SERVICE_NAME: 'orders-service', SVC_MCP_VERIFICATION_DELAY: '0ms', INVENTORY_PORT: String(inventoryPort), SVC_PATTERNS_WINDOW: '6s' },
     args: [`-Dsvc.dependencies[0].health-endpoint=http://127.0.0.1:${inventoryPort}/health`],
   });
   const url = await expect.poll(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())?.[1]).toBeTruthy().then(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())![1]!);
@@ -42,7 +43,12 @@ it('finds the incident, remediates it and verifies the effect, with a shared ses
   };
   expect(new Set(await fire(60))).toEqual(new Set([200]));
   await app.get('/__fault', { method: 'POST', body: '{"inventory":"fail"}' });
-  expect((await fire(40)).filter((s) => s === 502).length).toBe(40);
+  const failed: number[] = [];
+  for (const until = Date.now() + 7500; Date.now() < until; ) {
+    failed.push(...(await fire(2)));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  expect(failed.every((s) => s === 502)).toBe(true);
 
   const triage = await agent(url, 'triage-demo-token', 'triage-agent');
   const ops = await agent(url, 'ops-demo-token', 'ops-agent');

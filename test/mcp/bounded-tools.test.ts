@@ -152,7 +152,7 @@ describe('get_slo_report with 200 SLOs', () => {
     expect(bytes(text)).toBeLessThanOrEqual(BOUND);
     expect(text).toContain('Total SLOs: 200\nSUMMARY: 198 healthy, 0 at risk, 2 violated');
     const tags = text.split('\n').filter((l) => l.startsWith('['));
-    expect(tags[0]).toBe(`[VIOLATED] ${WORST_SLO} (${WORST_OPERATION}, AVAILABILITY, window 30d)`);
+    expect(tags[0]).toBe(`[VIOLATED] ${WORST_SLO} (${WORST_OPERATION}, AVAILABILITY, window 1s)`);
     expect(tags[1]).toMatch(/^\[VIOLATED\] slo-198 /);
     expect(text.split('\n').at(-1)).toBe(`… ${SLOS - tags.length} more SLOs (${SLOS - tags.length} healthy) left out; call get_slo_report with page=2`);
 
@@ -269,8 +269,9 @@ describe('get_incident_context with 1,000 elevated operations, 40 custom actions
     const changes = sectionLines(text, 'WHAT CHANGED');
     expect(changes[0]).toBe('Last deploy: unknown');
     expect(changes[1]).toMatch(/config_change: change 9 0123\d*… \(8192 characters, cut\)( {2}PROBABLE CAUSE)?$/);
-    const shownChanges = changes.filter((l) => l.includes('config_change')).length;
-    expect(changes.at(-1)).toBe(`… ${10 - shownChanges} more changes left out; call get_incident_context with operation_name="${WORST_OPERATION}" and page=2`);
+    // Ten configuration changes and the dependency that turned unhealthy, the probable cause.
+    const shownChanges = changes.filter((l) => / (config_change|dependency_state): /.test(l)).length;
+    expect(changes.at(-1)).toBe(`… ${11 - shownChanges} more changes left out; call get_incident_context with operation_name="${WORST_OPERATION}" and page=2`);
 
     const actions = sectionLines(text, 'SUGGESTED ACTIONS');
     expect(actions.find((l) => l.startsWith('['))).toMatch(/^\[HIGH\] enable_fallback:/);
@@ -302,7 +303,7 @@ describe('get_incident_context with 1,000 elevated operations, 40 custom actions
 describe('get_cross_stack_context with 300 SLOs on one operation', () => {
   it('lists the SLOs worst first within the bound and says what is left out', async () => {
     const h = serviceWithTools();
-    for (let i = 0; i < 300; i++) h.engine.sloTracker.register({ name: `orders-slo-${i}`, operationName: WORST_OPERATION, type: 'AVAILABILITY', target: i === 299 ? 0.999 : 0.5 });
+    for (let i = 0; i < 300; i++) h.engine.sloTracker.register({ name: `orders-slo-${i}`, operationName: WORST_OPERATION, type: 'AVAILABILITY', target: i === 299 ? 0.999 : 0.5, windowMs: 1000, minEvents: 20 });
     for (let i = 0; i < 20; i++) h.request(WORST_OPERATION.slice(4), 20, i === 0);
     const { text } = await h.callTool(getCrossStackContext, { operation_name: WORST_OPERATION });
     expect(bytes(text)).toBeLessThanOrEqual(BOUND);

@@ -1,6 +1,7 @@
 /**
  * get_trend_analysis over simulated minutes: rising, falling and stopping traffic, the direction
- * rule's band and error-rate floor, the window argument and its errors.
+ * rule's band and error-rate floor, partial minutes weighed by the part observed, the first seconds
+ * of traffic, the window argument and its errors.
  */
 import { describe, expect, it } from 'vitest';
 import { getTrendAnalysis } from '../../src/mcp/tools/get-trend-analysis.js';
@@ -30,8 +31,8 @@ describe('get_trend_analysis', () => {
 
     const lines = text.split('\n');
     expect(lines[0]).toBe(`TREND ANALYSIS: ${ORDERS}`);
-    expect(lines[1]).toBe(`Window:  30 minutes (complete minutes up to ${isoTime(h.clock.now())})`);
-    expect(lines[2]).toBe('Samples: 30 minutes with traffic');
+    expect(lines[1]).toBe(`Window:  30 minutes and the current one, up to ${isoTime(h.clock.now())}`);
+    expect(lines[2]).toBe('Samples: 300 requests over 30 min (30 minutes with traffic)');
     const labels = lines.filter((l) => /^[A-Z]{3,}/.test(l)).map((l) => l.split(/\s{2,}/)[0]);
     expect(labels).toEqual(['TREND ANALYSIS: GET /orders', 'LATENCY P50', 'LATENCY P99', 'ERROR RATE', 'THROUGHPUT', 'ASSESSMENT: Degrading: latency and error rate are both rising; check dependencies and recent changes (get_incident_context).']);
 
@@ -62,7 +63,7 @@ describe('get_trend_analysis', () => {
     h.traffic('/orders', 10, () => 10, () => ({ latencyMs: 20 }));
     h.clock.advance(10 * 60_000);
     const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS, window_minutes: '20' });
-    expect(lineWith(text, 'Samples')).toBe('Samples: 10 minutes with traffic');
+    expect(lineWith(text, 'Samples')).toBe('Samples: 100 requests over 20 min (10 minutes with traffic)');
     expect(metric(text, 'THROUGHPUT')).toEqual(['start 10.0/min', 'end 0.0/min', 'FALLING', '-100.0%']);
   });
 
@@ -83,13 +84,41 @@ describe('get_trend_analysis', () => {
     expect(lineWith(text, 'ASSESSMENT')).toBe('ASSESSMENT: Stable: no metric moved more than 10% over the window.');
   });
 
-  it('looks back only window_minutes, leaving out the current minute', async () => {
+  it('looks back window_minutes and the current minute so far', async () => {
     const h = toolHarness();
     h.traffic('/orders', 30, () => 10, () => ({ latencyMs: 20 }));
     h.request('/orders', 20);
+    h.clock.advance(30_000);
     const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS, window_minutes: ' 10 ' });
-    expect(lineWith(text, 'Window')).toContain('10 minutes');
-    expect(lineWith(text, 'Samples')).toBe('Samples: 10 minutes with traffic');
+    expect(lineWith(text, 'Window')).toContain('10 minutes and the current one');
+    expect(lineWith(text, 'Samples')).toBe('Samples: 101 requests over 10 min 30 s (11 minutes with traffic)');
+  });
+
+  it('weighs a partial first and current minute by the part observed, so a constant rate reads STABLE', async () => {
+    const h = toolHarness();
+    h.clock.advance(40_000); // traffic starts 40 s into a minute
+    for (let s = 0; s < 5 * 60 + 20; s++) {
+      h.request('/orders', 20);
+      h.clock.advance(1000);
+    }
+    const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS });
+    // 20 s of the first minute, 4 whole minutes, 40 s of the current one: 320 requests at 1/s.
+    expect(lineWith(text, 'Samples')).toBe('Samples: 320 requests over 5 min 20 s (6 minutes with traffic)');
+    expect(metric(text, 'THROUGHPUT')).toEqual(['start 60.0/min', 'end 60.0/min', 'STABLE', '+0.0%']);
+    expect(lineWith(text, 'ASSESSMENT')).toBe('ASSESSMENT: Stable: no metric moved more than 10% over the window.');
+  });
+
+  it('answers from the first seconds of traffic, saying how much data it rests on', async () => {
+    const h = toolHarness();
+    h.clock.advance(40_000);
+    for (let s = 0; s < 38; s++) {
+      h.request('/orders', 20 + s);
+      h.clock.advance(1000);
+    }
+    const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS });
+    expect(lineWith(text, 'Samples')).toBe('Samples: 38 requests over 38 s (2 minutes with traffic)');
+    expect(metric(text, 'THROUGHPUT').slice(0, 3)).toEqual(['start 60.0/min', 'end 60.0/min', 'STABLE']);
+    expect(metric(text, 'LATENCY P50')[2]).toBe('RISING');
   });
 
   it('refuses bad arguments and says what is accepted', async () => {
@@ -104,11 +133,12 @@ describe('get_trend_analysis', () => {
     expect((await h.toolError(getTrendAnalysis, { operation_name: 'GET /nope' })).message).toMatch(/^unknown operation "GET \/nope".*; known operations: GET \/orders$/);
   });
 
-  it('refuses an operation without a complete minute of traffic in the window', async () => {
+  it('refuses an operation without traffic in the window', async () => {
     const h = toolHarness();
     h.request('/orders', 20);
+    h.clock.advance(40 * 60_000);
     expect((await h.toolError(getTrendAnalysis, { operation_name: ORDERS })).message).toBe(
-      `no complete minute with traffic for "${ORDERS}" in the last 30 minutes; try a larger window_minutes (up to 60) or another operation: ${ORDERS}`,
+      `no traffic for "${ORDERS}" in the last 30 minutes; try a larger window_minutes (up to 60) or another operation: ${ORDERS}`,
     );
   });
 

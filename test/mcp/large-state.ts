@@ -71,12 +71,18 @@ export function serviceWithTools(yaml = '') {
   };
 }
 
+/**
+ * SLO options for state built in one instant of the fake clock: a one-second window (so the budget
+ * is taken of the events counted) and a verdict from the first event.
+ */
+export const FAST_SLO = { windowMs: 1000, minEvents: 1 } as const;
+
 /** 1,000 operations, 40 dependencies, 200 SLOs; the worst of each comes last. `slow` picks the operations elevated by latency. */
 export function largeService(yaml = '', slow: (i: number) => boolean = slowOperation) {
   const h = serviceWithTools(yaml);
   for (let i = 0; i < SLOS; i++) {
     // slo-199 watches the operation that always fails; slo-198 the one failing 90 %.
-    h.engine.sloTracker.register({ name: `slo-${i}`, operationName: operationName(i < SLOS - 2 ? i : OPERATIONS - SLOS + i), type: 'AVAILABILITY', target: 0.5 });
+    h.engine.sloTracker.register({ name: `slo-${i}`, operationName: operationName(i < SLOS - 2 ? i : OPERATIONS - SLOS + i), type: 'AVAILABILITY', target: 0.5, ...FAST_SLO });
   }
   for (let i = 0; i < OPERATIONS; i++) {
     const route = operationName(i).slice('GET '.length);
@@ -109,6 +115,7 @@ export function withTrailAndSession(h: ReturnType<typeof serviceWithTools>) {
       action: `enable_fallback:${operationName(i)}`,
       reason: longText(`reason ${i}`, LONG),
       approvedBy: undefined,
+      approver: undefined,
       approval: 'not_required',
       outcome: i % 10 === 0 ? 'refused' : 'success',
       detail: longText(`result ${i}`, LONG),
@@ -132,5 +139,11 @@ export function crowdedIncident() {
     h.services.remediation.registerAction({ name: `custom-action-${String(i).padStart(2, '0')}`, description: longText(`does ${i}`, LONG), requiresApproval: i % 2 === 0, handler: () => longText(`ran ${i}`, LONG) });
   }
   for (let i = 0; i < 10; i++) h.engine.changes.record('config_change', longText(`change ${i}`, LONG));
+  // The worst operation keeps failing for 40 s: a sustained error-rate spike, which the detectors name.
+  const worst = operationName(OPERATIONS - 1).slice('GET '.length);
+  for (let t = 0; t < 80; t++) {
+    h.request(worst, 20, true);
+    h.clock.advance(500);
+  }
   return h;
 }

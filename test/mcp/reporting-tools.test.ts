@@ -101,6 +101,7 @@ describe('get_service_health', () => {
       baselineState: 'configured',
       samples: 100,
       learnedErrorRate: 0.2,
+      coldStart: null,
     });
     expect(json.operations.find((o) => o.name === HEALTH)).toMatchObject({ elevated: false, elevatedReasons: [] });
     expect(json.dependencies).toEqual([
@@ -127,12 +128,14 @@ describe('get_service_health', () => {
 function sloService() {
   const h = toolHarness({ staticBaselines: baselines });
   const slos = h.engine.sloTracker;
-  slos.register({ name: 'health-availability', operationName: HEALTH, type: 'AVAILABILITY', target: 0.9 });
-  slos.register({ name: 'orders-availability', operationName: ORDERS, type: 'AVAILABILITY', target: 0.99 });
-  slos.register({ name: 'orders-latency', operationName: ORDERS, type: 'LATENCY_P99', target: 0.999, latencyThresholdMs: 300 });
+  // Windows of 100 s, the time the traffic below lasts: the budget is taken of its 1000 requests.
+  const windowMs = 100_000;
+  slos.register({ name: 'health-availability', operationName: HEALTH, type: 'AVAILABILITY', target: 0.9, windowMs });
+  slos.register({ name: 'orders-availability', operationName: ORDERS, type: 'AVAILABILITY', target: 0.99, windowMs });
+  slos.register({ name: 'orders-latency', operationName: ORDERS, type: 'LATENCY_P99', target: 0.999, latencyThresholdMs: 300, windowMs });
   for (let i = 0; i < 1000; i++) {
-    // 5 failures in 1000 spend half the 1 % budget; every tenth request is slower than 300 ms.
-    h.request('/orders', i % 10 === 0 ? 400 : 50, i % 200 === 1);
+    // 6 failures in 1000 spend 60 % of the 1 % budget; every tenth request is slower than 300 ms.
+    h.request('/orders', i % 10 === 0 ? 400 : 50, i % 200 === 1 || i === 998);
     if (i % 10 === 0) h.request('/health', 2);
     h.clock.advance(100);
   }
@@ -190,6 +193,23 @@ describe('get_executive_summary: baselines', () => {
 });
 
 describe('get_slo_report', () => {
+  it("says the data is insufficient after a fresh process's first failure, and no tool makes it a verdict", async () => {
+    const h = toolHarness({ staticBaselines: baselines });
+    h.engine.sloTracker.register({ name: 'orders-availability', operationName: ORDERS, type: 'AVAILABILITY', target: 0.999 });
+    for (let i = 0; i < 3; i++) {
+      h.request('/orders', 20, i === 1);
+      h.clock.advance(2000);
+    }
+    const report = (await h.callTool(getSloReport)).text;
+    expect(report).toContain('SUMMARY: 0 healthy, 0 at risk, 0 violated');
+    expect(report).toContain(`[INSUFFICIENT_DATA] orders-availability (${ORDERS}, AVAILABILITY, window 30d)`);
+    expect(lineWith(report, 'Actual')).toBe('  Actual:      insufficient data (3 of 100 events), no verdict');
+    // 3 requests in 6 s: 1,296,000 expected over 30 days.
+    expect(lineWith(report, 'Budget')).toBe('  Budget:      100.00% remaining of 1,296,000 events expected over the window at the rate of the last 6 s');
+    expect((await h.callTool(getServiceHealth, { format: 'json' })).structured).toMatchObject({ status: 'HEALTHY', slos: [{ compliance: 'INSUFFICIENT_DATA' }] });
+    expect(lineWith((await h.callTool(getExecutiveSummary)).text, 'SLO BUDGET')).toBe('SLO BUDGET: 0 healthy, 0 at risk, 0 violated, 1 with insufficient data; lowest 100.00% remaining (orders-availability)');
+  });
+
   it('summarises compliance and lists SLOs worst first with their numbers', async () => {
     const h = sloService();
     const { text } = await h.callTool(getSloReport);
@@ -198,22 +218,22 @@ describe('get_slo_report', () => {
 
     const tags = lines.filter((l) => l.startsWith('['));
     expect(tags).toEqual([
-      `[VIOLATED] orders-latency (${ORDERS}, LATENCY_P99, window 30d)`,
-      `[AT_RISK] orders-availability (${ORDERS}, AVAILABILITY, window 30d)`,
-      `[HEALTHY] health-availability (${HEALTH}, AVAILABILITY, window 30d)`,
+      `[VIOLATED] orders-latency (${ORDERS}, LATENCY_P99, window 100s)`,
+      `[AT_RISK] orders-availability (${ORDERS}, AVAILABILITY, window 100s)`,
+      `[HEALTHY] health-availability (${HEALTH}, AVAILABILITY, window 100s)`,
     ]);
 
     const block = (name: string) => text.slice(text.indexOf(`] ${name} `)).split('\n\n')[0]!;
     const availability = h.engine.sloTracker.getStatus('orders-availability')!;
-    expect(availability).toMatchObject({ totalRequests: 1000, failedRequests: 5, compliance: 'AT_RISK' });
+    expect(availability).toMatchObject({ totalRequests: 1000, failedRequests: 6, compliance: 'AT_RISK' });
     const a = block('orders-availability');
     expect(a).toMatch(/Target: +99\.00% available/);
     expect(a).toContain(`${percent(availability.actual)} available`);
     expect(a).toMatch(new RegExp(`Budget: +${percent(availability.budgetRemaining)} remaining`));
     expect(a).toMatch(new RegExp(`Burn: +${multiple(availability.burnRate).replace('.', '\\.')}`));
     expect(a).toMatch(/Requests: +1000/);
-    expect(a).toMatch(/Failed: +5/);
-    expect(a).toMatch(/Burn 1h\/5m: +0\.5x \/ 0\.5x \(fast burn: no\)/);
+    expect(a).toMatch(/Failed: +6/);
+    expect(a).toMatch(/Burn 1h\/5m: +0\.6x \/ 0\.6x \(fast burn: no\)/);
     // The labels come in the spec's order.
     expect(lineIndexes(a.split('\n').map((l) => l.trim()).join('\n'), ['Target', 'Actual', 'Budget', 'Burn:', 'Requests', 'Failed', 'Burn 1h/5m', 'Burn 6h/30m'])).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => i + 1));
 
@@ -246,11 +266,14 @@ describe('get_slo_report', () => {
       burnRate: latency.burnRate,
       totalRequests: 1000,
       failedRequests: 100,
-      windowMs: 30 * 24 * 3_600_000,
+      windowMs: 100_000,
       latencyThresholdMs: 300,
       burnRates: latency.burnRates,
       fastBurn: true,
       slowBurn: true,
+      minEvents: 100,
+      observedMs: 100_000,
+      windowEvents: latency.windowEvents,
     });
     expect(slos[1]).toMatchObject({ latencyThresholdMs: null, compliance: 'AT_RISK', fastBurn: false });
   });
@@ -278,7 +301,7 @@ describe('get_executive_summary', () => {
       [45, 2],
     ]);
     // 7 of 20 failing against a 50 % budget: 30 % of the budget left, AT_RISK.
-    h.engine.sloTracker.register({ name: 'catalog-availability', operationName: `GET ${route(20)}`, type: 'AVAILABILITY', target: 0.5 });
+    h.engine.sloTracker.register({ name: 'catalog-availability', operationName: `GET ${route(20)}`, type: 'AVAILABILITY', target: 0.5, windowMs: 1000, minEvents: 20 });
     for (let i = 0; i < 50; i++) {
       for (let r = 0; r < 20; r++) h.request(route(i), 400, r < (failures.get(i) ?? 0));
     }

@@ -36,6 +36,7 @@ export const getExecutiveSummary: ToolDefinition = {
     const slos = summary.slos;
     const atRisk = slos.filter((s) => s.compliance === 'AT_RISK').length;
     const violated = slos.filter((s) => s.compliance === 'VIOLATED').length;
+    const insufficient = slos.filter((s) => s.compliance === 'INSUFFICIENT_DATA').length;
     const unwell = summary.dependencies.filter((d) => d.state !== 'healthy' && !d.stale);
     const stale = summary.dependencies.filter((d) => d.state !== 'healthy' && d.stale);
     const learning = summary.operations.filter((op) => op.baselineState === 'learning' && op.requestCount > 0);
@@ -62,7 +63,7 @@ export const getExecutiveSummary: ToolDefinition = {
 
     const lowest = slos.reduce<(typeof slos)[number] | undefined>((low, s) => (low === undefined || s.budgetRemaining < low.budgetRemaining ? s : low), undefined);
     const sloLine = lowest
-      ? `${slos.length - atRisk - violated} healthy, ${atRisk} at risk, ${violated} violated; lowest ${percent(lowest.budgetRemaining)} remaining (${cutField(lowest.name, MAX_NAME)})`
+      ? `${slos.filter((s) => s.compliance === 'HEALTHY').length} healthy, ${atRisk} at risk, ${violated} violated${insufficient ? `, ${insufficient} with insufficient data` : ''}; lowest ${percent(lowest.budgetRemaining)} remaining (${cutField(lowest.name, MAX_NAME)})`
       : 'no SLOs defined';
     const requests = summary.operations.reduce((sum, op) => sum + op.requestCount, 0);
 

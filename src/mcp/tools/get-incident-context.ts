@@ -1,7 +1,8 @@
 /**
  * get_incident_context: the complete diagnosis of an operation's incident (layout in incident-context.ts).
  *
- * Bounded (src/mcp/bounded-output.ts): free-text fields (summary, change descriptions, action
+ * Bounded (src/mcp/bounded-output.ts): free-text fields (summary, change descriptions and the
+ * probable cause's reason, action
  * descriptions, causes and resolutions, service health reasons) are cut at 1/16 of
  * `svc.mcp.max-output-bytes` with a marker, names at 256 characters, and the lists that grow with
  * the service (affected operations, this operation first and then worst first; affected
@@ -11,9 +12,8 @@
  * `… 940 more affected operations left out; call get_incident_context with operation_name="..." and page=2`.
  */
 import type { Engine } from '../../analysis/engine.js';
-import { buildIncidentContext, formatIncidentContext, type IncidentContext } from '../../incidents/incident-context.js';
+import { buildIncidentContext, changeLine, formatIncidentContext, type IncidentContext } from '../../incidents/incident-context.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName, type PageRequest, type ShownPart, type TextListing } from '../bounded-output.js';
-import { isoTime } from '../text-layout.js';
 import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 import { operationsWorstFirst } from './worst-first.js';
@@ -44,6 +44,7 @@ function boundedContext(request: PageRequest, context: IncidentContext, engine: 
     operation: shownName(context.operation),
     onCallChannel: shownName(context.onCallChannel),
     runbookUrl: cutField(context.runbookUrl, chars),
+    causeReason: context.causeReason === undefined ? undefined : cutField(context.causeReason, chars),
     lastDeployment: context.lastDeployment && { ...context.lastDeployment, version: shownName(context.lastDeployment.version) },
   };
   const changes = context.changes.map((c) => ({ ...c, kind: shownName(c.kind), description: cutField(c.description, chars) }));
@@ -61,7 +62,7 @@ function boundedContext(request: PageRequest, context: IncidentContext, engine: 
       items: actions.map((a) => `[${a.priority}] ${a.name} - ${a.description}${a.requiresApproval ? ' [NEEDS APPROVAL]' : ''}`),
       kinds: actions.map((a) => a.priority),
     },
-    { noun: 'change', items: changes.map((c) => `${isoTime(c.timestamp)} ${c.kind}: ${c.description}${c.probableCause ? '  PROBABLE CAUSE' : ''}`) },
+    { noun: 'change', items: changes.map((c) => changeLine(c, base.causeReason)) },
     { noun: 'affected consumer', items: context.affectedConsumers.map((name) => shownName(name)), overhead: 2 },
     { noun: 'similar past incident', items: similar.map((s) => `${s.id}: cause ${s.cause}; resolution ${s.resolution}`) },
   ];

@@ -27,6 +27,7 @@
  * judged against, null when unset (rule 9); `learnedErrorRate` is the rolling baseline's, shown,
  * never judged. `calls` are within the last `windowMs`; `lastCallAt` is ISO 8601 UTC.
  */
+import type { ColdStart } from '../../analysis/pattern-matcher.js';
 import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
 import { callFor, cutField, maxOutputBytes, PAGE, pageArgument, pageJson, pageText, shownName, type PageRequest } from '../bounded-output.js';
 import { FORMAT, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
@@ -63,8 +64,9 @@ export const getServiceHealth: ToolDefinition = {
     const dependencies = [...summary.dependencies].sort(dependenciesWorstFirst);
     const slos = [...summary.slos].sort(slosWorstFirst);
     const windowMs = services.engine.dependencyHealth.windowMs;
-    if (format === 'text') return textResult(healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs));
-    const json = healthJson(request, summary, operations, dependencies, slos, windowMs);
+    const coldStartOf = (operation: string) => services.engine.coldStartOf(operation);
+    if (format === 'text') return textResult(healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf));
+    const json = healthJson(request, summary, operations, dependencies, slos, windowMs, coldStartOf);
     return textResult(JSON.stringify(json, null, 2), json);
   },
 };
@@ -77,12 +79,13 @@ function healthText(
   slos: readonly SloSummary[],
   recentMinutes: number,
   windowMs: number,
+  coldStartOf: (operation: string) => ColdStart | undefined,
 ): string {
   const reasons = summary.reasons.map((r) => cutField(r, MAX_REASON_CHARS));
   const { text } = pageText(
     request,
     [
-      { noun: 'operation', items: columns(operations.map(operationCells), MAX_COLUMN), kinds: operations.map(operationKind), ranks: operations.map((op) => rank(op.elevated)) },
+      { noun: 'operation', items: columns(operations.map((op) => operationCells(op, coldStartOf(op.operation))), MAX_COLUMN), kinds: operations.map(operationKind), ranks: operations.map((op) => rank(op.elevated)) },
       {
         noun: ['dependency', 'dependencies'],
         items: columns(dependencies.map((d) => dependencyCells(d, windowMs)), MAX_COLUMN),
@@ -109,13 +112,19 @@ function healthText(
   return text;
 }
 
-function operationCells(op: OperationHealth): string[] {
+function operationCells(op: OperationHealth, coldStart: ColdStart | undefined): string[] {
   const name = shownName(op.operation);
   if (op.requestCount === 0) return [name, '0 req', 'idle'];
   const cells = [name, `${op.requestCount} req`, `err ${percent(op.errorRate)}`, `p50 ${ms(op.p50)}`, `p99 ${ms(op.p99)}`];
   if (op.elevated) cells.push(`ELEVATED (${op.elevatedReasons.join('; ')})`);
   else if (op.baselineState === 'learning') cells.push(`learning (${plural(op.samples, 'sample')})`);
+  if (coldStart) cells.push(coldStartText(coldStart));
   return cells;
+}
+
+/** A fresh process's slow first requests: normal, so shown beside the operation, not as a status. */
+function coldStartText(c: ColdStart): string {
+  return `cold start: first requests up to ${ms(c.peakMs)} against a ${ms(c.baselineP99Ms)} p99, for ${Math.round(c.durationMs / 1000)}s${c.breached ? ` (over the ${ms(c.limitMs)} limit)` : ''}`;
 }
 
 function dependencyCells(d: DependencySummary, windowMs: number): string[] {
@@ -124,7 +133,15 @@ function dependencyCells(d: DependencySummary, windowMs: number): string[] {
   return [shownName(d.name), d.state, `err ${percent(d.errorRate)}`, `avg ${ms(d.averageLatencyMs)}`, `${plural(d.calls, 'call')} ${within}`];
 }
 
-function healthJson(request: PageRequest, summary: HealthSummary, operations: readonly OperationHealth[], dependencies: readonly DependencySummary[], slos: readonly SloSummary[], windowMs: number) {
+function healthJson(
+  request: PageRequest,
+  summary: HealthSummary,
+  operations: readonly OperationHealth[],
+  dependencies: readonly DependencySummary[],
+  slos: readonly SloSummary[],
+  windowMs: number,
+  coldStartOf: (operation: string) => ColdStart | undefined,
+) {
   return pageJson(
     request,
     [
@@ -145,6 +162,7 @@ function healthJson(request: PageRequest, summary: HealthSummary, operations: re
           baselineState: op.baselineState,
           samples: op.samples,
           learnedErrorRate: op.learnedErrorRate ?? null,
+          coldStart: coldStartOf(op.operation) ?? null,
         })),
       },
       {

@@ -1,6 +1,6 @@
 /**
  * get_slo_report: every SLO's compliance, budget and burn, worst first (VIOLATED, AT_RISK,
- * HEALTHY, then by budget remaining), with the multiwindow burn rates behind the fast and slow
+ * HEALTHY, INSUFFICIENT_DATA, then by budget remaining), with the multiwindow burn rates behind the fast and slow
  * burn flags. Latency SLOs show their threshold as a duration and the fraction of requests under it.
  *
  * Bounded (src/mcp/bounded-output.ts): the SUMMARY counts every SLO; the SLO blocks that fit
@@ -12,9 +12,13 @@
  *   page, pages, leftOut: { slos }, nextPage: string | null,
  *   slos: [{ name, operation, type, compliance, target, actual, budgetRemaining, burnRate,
  *            totalRequests, failedRequests, windowMs, latencyThresholdMs: number | null,
- *            burnRates: { oneHour, fiveMinutes, sixHours, thirtyMinutes }, fastBurn, slowBurn }] }
+ *            burnRates: { oneHour, fiveMinutes, sixHours, thirtyMinutes }, fastBurn, slowBurn,
+ *            minEvents, observedMs, windowEvents }] }
  * target, actual and budgetRemaining are fractions; for LATENCY_P99, actual is the fraction of
  * requests at or under the threshold; `leftOut.slos` counts the SLOs not on this page.
+ * Below the SLO's min-events, compliance is INSUFFICIENT_DATA and Actual reads
+ * `insufficient data (3 of 100 events), no verdict`. The Budget line says what the budget is taken
+ * of: the events in the window, or those expected over it at the rate observed so far.
  */
 import type { Engine } from '../../analysis/engine.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';
@@ -28,7 +32,7 @@ export const getSloReport: ToolDefinition = {
   name: 'get_slo_report',
   title: 'SLO report',
   description:
-    'Compliance report of every SLO, worst first: HEALTHY, AT_RISK or VIOLATED, target and actual, error budget remaining, burn rate (1.0x spends the budget exactly by the end of the window), 1h/5m and 6h/30m burn rates with fast and slow burn flags, request and failure counts. A long report is paged: its last line names the call for the next page.',
+    'Compliance report of every SLO, worst first: HEALTHY, AT_RISK, VIOLATED or INSUFFICIENT_DATA (too few events for a verdict), target and actual, error budget remaining, burn rate (1.0x spends the budget exactly by the end of the window), 1h/5m and 6h/30m burn rates with fast and slow burn flags, request and failure counts. A long report is paged: its last line names the call for the next page.',
   permission: 'READ',
   parameters: {
     format: FORMAT,
@@ -67,7 +71,7 @@ function reportText(request: PageRequest, engine: Engine, statuses: readonly Slo
     noun: 'SLO',
     items: statuses.map((s) => section(`[${s.compliance}] ${shownName(s.name)} (${shownName(s.operationName)}, ${s.type}, window ${duration(s.windowMs)})`, sloFields(engine, s))),
     kinds: statuses.map((s) => sloKind(s.compliance)),
-    ranks: statuses.map((s) => rank(s.compliance !== 'HEALTHY')),
+    ranks: statuses.map((s) => rank(s.compliance === 'VIOLATED' || s.compliance === 'AT_RISK')),
     // Blocks are separated by a blank line.
     overhead: 2,
   };
@@ -82,16 +86,28 @@ function sloFields(engine: Engine, s: SloStatus): string[] {
   const actual = latency
     ? `${percent(s.actual)} under ${ms(s.latencyThresholdMs)}${recentP99?.requestCount ? `, recent p99 ${ms(recentP99.p99)}` : ''}`
     : `${percent(s.actual)} available`;
+  const insufficient = s.compliance === 'INSUFFICIENT_DATA';
+  const events = Math.round(s.windowEvents).toLocaleString('en-US');
+  const budgetOf = s.observedMs >= s.windowMs ? `${events} events in the window` : `${events} events expected over the window at the rate of the last ${elapsed(s.observedMs)}`;
   return fields([
     ['Target', target],
-    ['Actual', actual],
-    ['Budget', `${percent(s.budgetRemaining)} remaining`],
+    ['Actual', insufficient ? `insufficient data (${s.totalRequests} of ${s.minEvents} events), no verdict` : actual],
+    ['Budget', `${percent(s.budgetRemaining)} remaining of ${budgetOf}`],
     ['Burn', multiple(s.burnRate)],
     ['Requests', String(s.totalRequests)],
     ['Failed', String(s.failedRequests)],
     ['Burn 1h/5m', `${multiple(s.burnRates.oneHour)} / ${multiple(s.burnRates.fiveMinutes)} (fast burn: ${s.fastBurn ? 'YES' : 'no'})`],
     ['Burn 6h/30m', `${multiple(s.burnRates.sixHours)} / ${multiple(s.burnRates.thirtyMinutes)} (slow burn: ${s.slowBurn ? 'YES' : 'no'})`],
   ]);
+}
+
+/** `38 s`, `12 min`, `5 h`, `3 d`: time watched, rounded down to its unit. */
+function elapsed(durationMs: number): string {
+  const seconds = Math.floor(durationMs / 1000);
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 2 * 86_400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86_400)} d`;
 }
 
 function reportJson(request: PageRequest, service: string, statuses: readonly SloStatus[], generated: number) {
@@ -111,8 +127,11 @@ function reportJson(request: PageRequest, service: string, statuses: readonly Sl
     burnRates: { ...s.burnRates },
     fastBurn: s.fastBurn,
     slowBurn: s.slowBurn,
+    minEvents: s.minEvents,
+    observedMs: s.observedMs,
+    windowEvents: s.windowEvents,
   }));
-  return pageJson(request, [{ key: 'slos', items, ranks: statuses.map((s) => rank(s.compliance !== 'HEALTHY')) }], ([slos], paging) => ({
+  return pageJson(request, [{ key: 'slos', items, ranks: statuses.map((s) => rank(s.compliance === 'VIOLATED' || s.compliance === 'AT_RISK')) }], ([slos], paging) => ({
     service: shownName(service),
     generated: isoTime(generated),
     total: statuses.length,

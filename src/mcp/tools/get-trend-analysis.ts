@@ -1,20 +1,25 @@
 /**
  * get_trend_analysis: how an operation's latency, error rate and throughput moved over the last
- * `window_minutes` complete minutes (the current minute is left out: its counts are partial).
+ * `window_minutes` whole minutes and the current minute so far.
  *
- * Direction rule: start and end are the means of the first and last third of the minutes
- * (at least one minute each); the end more than 10 % above the start is RISING, more than 10 %
- * below FALLING, otherwise STABLE. The error rate must also move by more than one percentage
- * point, since a rate near zero doubles with a single error. Latency and error rate use the
- * minutes with traffic; throughput counts every minute from the first with traffic, quiet ones
- * as zero, so traffic that stops reads as FALLING.
+ * Each minute weighs by the part of it observed (from the operation's first request, up to now):
+ * a partial first or current minute counts by its observed fraction, so a constant rate reads
+ * STABLE, and the tool answers from the first seconds of traffic, saying how much data it rests
+ * on (`Samples: 42 requests over 38 s`).
+ *
+ * Direction rule: start and end are the weighted means of the first and last third of the
+ * observed time (whole minutes, at least one each); the end more than 10 % above the start is
+ * RISING, more than 10 % below FALLING, otherwise STABLE. The error rate must also move by more
+ * than one percentage point, since a rate near zero doubles with a single error. Latency and error
+ * rate use the minutes with traffic; throughput (requests per observed minute) counts every minute
+ * from the first with traffic, quiet ones as zero, so traffic that stops reads as FALLING.
  *
  * Fixed in size: four lines of numbers; names echoed are cut (src/mcp/bounded-output.ts).
  */
-import type { MinuteStats } from '../../analysis/minute-history.js';
+import type { MinuteHistory, MinuteStats } from '../../analysis/minute-history.js';
 import { cutField, shownName } from '../bounded-output.js';
 import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
-import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, signedChange } from '../text-layout.js';
+import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, plural, signedChange } from '../text-layout.js';
 import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
 
 const MINUTE_MS = 60_000;
@@ -34,7 +39,7 @@ export const getTrendAnalysis: ToolDefinition = {
   name: 'get_trend_analysis',
   title: 'Trend analysis',
   description:
-    'Trend of one operation over the last minutes: latency p50 and p99, error rate and throughput, each with start and end value, direction (RISING, FALLING or STABLE, beyond +-10% between the first and last third of the window) and percent change, and an assessment.',
+    'Trend of one operation over the last minutes and the current one: latency p50 and p99, error rate and throughput, each with start and end value, direction (RISING, FALLING or STABLE, beyond +-10% between the first and last third of the time observed; a partly observed minute counts by the part observed) and percent change, and an assessment. Answers from the first seconds of traffic and says how many requests over how long it rests on.',
   permission: 'READ',
   parameters: {
     operation_name: OPERATION_NAME,
@@ -54,20 +59,26 @@ export const getTrendAnalysis: ToolDefinition = {
     }
     requireKnownOperation(services, operation);
 
-    const currentMinute = Math.floor(engine.clock.now() / MINUTE_MS) * MINUTE_MS;
-    const samples = engine.health.historyOf(operation, windowMinutes + 1).filter((s) => s.minuteStart < currentMinute);
+    const now = engine.clock.now();
+    const currentMinute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+    const history = engine.health.historyFor(operation)!;
+    const samples = history.series(now, windowMinutes + 1).filter((s) => s.observedMs > 0);
     if (samples.length === 0) {
       throw new ToolError(
-        `no complete minute with traffic for "${shownName(operation)}" in the last ${windowMinutes} minutes; try a larger window_minutes (up to ${historyMinutes}) or another operation: ${listSome(known.map((name) => shownName(name, 120)))}`,
+        `no traffic for "${shownName(operation)}" in the last ${windowMinutes} minutes; try a larger window_minutes (up to ${historyMinutes}) or another operation: ${listSome(known.map((name) => shownName(name, 120)))}`,
       );
     }
 
+    const weights = samples.map((s) => s.observedMs);
+    const throughput = throughputSeries(history, samples, currentMinute, now);
     const trends = {
-      p50: trendOf(samples.map((s) => s.p50)),
-      p99: trendOf(samples.map((s) => s.p99)),
-      errorRate: trendOf(samples.map((s) => s.errorRate), MIN_ERROR_RATE_CHANGE),
-      throughput: trendOf(throughputSeries(samples, currentMinute)),
+      p50: trendOf(samples.map((s) => s.p50), weights),
+      p99: trendOf(samples.map((s) => s.p99), weights),
+      errorRate: trendOf(samples.map((s) => s.errorRate), weights, MIN_ERROR_RATE_CHANGE),
+      throughput: trendOf(throughput.rates, throughput.weights),
     };
+    const requests = samples.reduce((sum, s) => sum + s.count, 0);
+    const observedMs = throughput.weights.reduce((sum, w) => sum + w, 0);
     const line = (label: string, trend: Trend, format: (value: number) => string) => [label, `start ${format(trend.start)}`, `end ${format(trend.end)}`, trend.direction, signedChange(trend.start, trend.end)];
 
     return textResult(
@@ -75,9 +86,9 @@ export const getTrendAnalysis: ToolDefinition = {
         [
           `TREND ANALYSIS: ${shownName(operation)}`,
           ...fields([
-            ['Window', `${windowMinutes} minutes (complete minutes up to ${isoTime(currentMinute)})`],
-            ['Samples', `${samples.length} minutes with traffic`],
-            ['Rule', 'start and end are the means of the first and last third; more than 10% apart is RISING or FALLING'],
+            ['Window', `${windowMinutes} minutes and the current one, up to ${isoTime(now)}`],
+            ['Samples', `${plural(requests, 'request')} over ${elapsed(observedMs)} (${plural(samples.length, 'minute')} with traffic)`],
+            ['Rule', 'start and end are the means of the first and last third of the time observed, each minute weighed by the part observed; more than 10% apart is RISING or FALLING'],
           ]),
         ].join('\n'),
         columns([
@@ -92,25 +103,49 @@ export const getTrendAnalysis: ToolDefinition = {
   },
 };
 
-function trendOf(values: readonly number[], minChange = 0): Trend {
-  const third = Math.max(1, Math.ceil(values.length / 3));
-  const start = mean(values.slice(0, third));
-  const end = mean(values.slice(-third));
+function trendOf(values: readonly number[], weights: readonly number[], minChange = 0): Trend {
+  const third = weights.reduce((sum, w) => sum + w, 0) / 3;
+  const start = weightedMean(values, weights, [...weights.keys()], third);
+  const end = weightedMean(values, weights, [...weights.keys()].reverse(), third);
   const moved = Math.abs(end - start) > minChange;
   const direction: Direction = moved && end > start * (1 + BAND) ? 'RISING' : moved && end < start * (1 - BAND) ? 'FALLING' : 'STABLE';
   return { start, end, direction };
 }
 
-function mean(values: readonly number[]): number {
-  return values.reduce((sum, v) => sum + v, 0) / values.length;
+/** The weighted mean of the values at `order`'s indexes, taken until `upTo` of weight is in (at least one). */
+function weightedMean(values: readonly number[], weights: readonly number[], order: readonly number[], upTo: number): number {
+  let sum = 0;
+  let weight = 0;
+  for (const i of order) {
+    if (weight > 0 && weight >= upTo) break;
+    sum += values[i]! * weights[i]!;
+    weight += weights[i]!;
+  }
+  return sum / weight;
 }
 
-/** Requests per complete minute from the first minute with traffic, quiet minutes as zero. */
-function throughputSeries(samples: readonly MinuteStats[], currentMinute: number): number[] {
+/**
+ * Requests per observed minute, from the first minute with traffic to the current one, quiet
+ * minutes as zero, each weighed by the part of it observed.
+ */
+function throughputSeries(history: MinuteHistory, samples: readonly MinuteStats[], currentMinute: number, now: number): { rates: number[]; weights: number[] } {
   const counts = new Map(samples.map((s) => [s.minuteStart, s.count]));
-  const series: number[] = [];
-  for (let minute = samples[0]!.minuteStart; minute < currentMinute; minute += MINUTE_MS) series.push(counts.get(minute) ?? 0);
-  return series;
+  const rates: number[] = [];
+  const weights: number[] = [];
+  for (let minute = samples[0]!.minuteStart; minute <= currentMinute; minute += MINUTE_MS) {
+    const observed = history.observedMs(minute, now);
+    if (observed <= 0) continue;
+    rates.push(((counts.get(minute) ?? 0) / observed) * MINUTE_MS);
+    weights.push(observed);
+  }
+  return { rates, weights };
+}
+
+/** `38 s`, `12 min 5 s`: time observed. */
+function elapsed(durationMs: number): string {
+  const seconds = Math.round(durationMs / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  return seconds % 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds / 60} min`;
 }
 
 function assessment(t: { p50: Trend; p99: Trend; errorRate: Trend; throughput: Trend }): string {

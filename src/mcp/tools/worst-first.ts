@@ -47,7 +47,7 @@ export function dependenciesWorstFirst(a: DependencySummary, b: DependencySummar
   return dependencyGroup(a) - dependencyGroup(b) || b.errorRate - a.errorRate;
 }
 
-const SLO_GROUP: Record<SloCompliance, number> = { VIOLATED: 0, AT_RISK: 1, HEALTHY: 2 };
+const SLO_GROUP: Record<SloCompliance, number> = { VIOLATED: 0, AT_RISK: 1, HEALTHY: 2, INSUFFICIENT_DATA: 3 };
 
 interface SloStanding {
   readonly compliance: SloCompliance;
@@ -59,9 +59,9 @@ export function slosWorstFirst(a: SloStanding, b: SloStanding): number {
   return SLO_GROUP[a.compliance] - SLO_GROUP[b.compliance] || a.budgetRemaining - b.budgetRemaining || b.burnRate - a.burnRate;
 }
 
-/** `violated`, `at risk`, `healthy`. */
+/** `violated`, `at risk`, `healthy`, `insufficient data`. */
 export function sloKind(compliance: SloCompliance): string {
-  return compliance === 'AT_RISK' ? 'at risk' : compliance.toLowerCase();
+  return compliance.toLowerCase().replace('_', ' ');
 }
 
 /** 0 for a problem, 1 for the rest (see planPages in bounded-output.ts). */

@@ -1,0 +1,130 @@
+/**
+ * The probable cause of an episode: the change that ranks first, with why it was chosen.
+ *
+ * Candidates: changes from `windowMs` (30 minutes) before the episode began up to its start, and
+ * dependency or breaker changes up to `lateMs` (60 s) after it (their state is measured over a
+ * window of calls, so a dependency's failure can be reported after the operation's first failing
+ * requests). Never candidates: remediations (actions taken, not causes), breaker changes an action
+ * made (within 1 s of a remediation on that breaker), and recoveries (a dependency back to
+ * healthy, a breaker closing or half-open).
+ *
+ * Ranking, first by how directly the change touches the incident, then by how close it is to the
+ * episode's start:
+ * 1. direct: a change naming the incident's operation, a state change of a dependency the service
+ *    calls (svc does not track which operation calls which dependency, so each one the service
+ *    calls counts as one of the operation's), or a deployment (it replaces the code of every
+ *    operation);
+ * 2. process-wide: a configuration change that names no operation or dependency;
+ * 3. unrelated: a change naming another operation, or a dependency the service does not call.
+ *
+ * A dependency or breaker that fails within CHAIN_MS after a deployment or configuration change is
+ * taken as that change's effect: the change is the probable cause, and the reason names the
+ * failure that followed it (a flag that sends calls to a failing endpoint, a release with a broken
+ * client). A dependency that fails on its own stays the cause.
+ */
+import type { ChangeEntry, ChangeTracker } from '../analysis/change-tracker.js';
+
+export interface RankedCause {
+  readonly change: ChangeEntry;
+  /** Why it was chosen: timing and what it touches. */
+  readonly reason: string;
+}
+
+export interface CauseOptions {
+  readonly windowMs: number;
+  readonly lateMs: number;
+  /** Dependencies the service calls (or has breakers for). */
+  readonly dependencies: () => Iterable<string>;
+}
+
+export const CAUSE_DEFAULTS = { windowMs: 30 * 60_000, lateMs: 60_000 } as const;
+
+/** How soon after a deployment or configuration change a dependency's failure counts as its effect. */
+export const CHAIN_MS = 60_000;
+
+/** Changes an agent's action makes in the same breath as the action (a forced breaker). */
+const ACTION_SIDE_EFFECT_MS = 1000;
+
+const RECOVERED = new Set(['healthy', 'closed', 'half_open']);
+
+/**
+ * `onsets`: when each pattern first showed in the episode (a fault that joins an episode already
+ * open is anchored at its own onset, as when a release follows a warm-up): each is an anchor like
+ * the episode's start, and a change is timed against the first anchor it precedes.
+ */
+export function rankedCause(changes: ChangeTracker, episode: { operation: string; startedAt: number; onsets?: ReadonlyMap<string, number> }, options: CauseOptions): RankedCause | undefined {
+  const { operation, startedAt } = episode;
+  const anchors: [number, string][] = [[startedAt, 'the episode began'], ...[...(episode.onsets ?? [])].filter(([, at]) => at > startedAt).map(([pattern, at]): [number, string] => [at, `${pattern} began`])];
+  anchors.sort((a, b) => a[0] - b[0]);
+  const last = anchors.at(-1)![0];
+  const all = changes.between(startedAt - options.windowMs, last + options.lateMs);
+  const actions = all.filter((c) => c.kind === 'remediation');
+  const dependencies = new Set(options.dependencies());
+  let best: { change: ChangeEntry; tier: number; distance: number; anchor: [number, string] } | undefined;
+  for (const change of all) {
+    const stateChange = change.kind === 'dependency_state' || change.kind === 'circuit_breaker';
+    const anchor = anchors.find(([at]) => change.timestamp <= at) ?? (stateChange ? anchors.findLast(([at]) => change.timestamp - at <= options.lateMs) : undefined);
+    if (!anchor || !isCandidate(change, actions)) continue;
+    const tier = tierOf(change, operation, dependencies);
+    const distance = Math.abs(anchor[0] - change.timestamp);
+    if (!best || tier < best.tier || (tier === best.tier && distance < best.distance)) best = { change, tier, distance, anchor };
+  }
+  if (!best) return undefined;
+  const reason = `${timing(best.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(best.change, best.tier, operation)}`;
+  const origin = originOf(best.change, all.filter((c) => c.timestamp <= last), operation, dependencies);
+  if (!origin) return { change: best.change, reason };
+  const effect = `${origin.effect} ${duration(best.change.timestamp - origin.change.timestamp)} after it`;
+  return { change: origin.change, reason: `${timing(origin.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(origin.change, tierOf(origin.change, operation, dependencies), operation)}; ${effect}` };
+}
+
+/** The deployment or configuration change (before the episode) a dependency or breaker failure followed within CHAIN_MS, if any. */
+function originOf(failure: ChangeEntry, all: readonly ChangeEntry[], operation: string, dependencies: ReadonlySet<string>): { change: ChangeEntry; effect: string } | undefined {
+  if (failure.kind !== 'dependency_state' && failure.kind !== 'circuit_breaker') return undefined;
+  let origin: ChangeEntry | undefined;
+  for (const c of all) {
+    const before = c.timestamp < failure.timestamp && failure.timestamp - c.timestamp <= CHAIN_MS;
+    if (before && (c.kind === 'deployment' || c.kind === 'config_change') && tierOf(c, operation, dependencies) < 2 && (!origin || c.timestamp > origin.timestamp)) origin = c;
+  }
+  const what = failure.touches.dependency ?? failure.details.breaker ?? 'a dependency';
+  return origin && { change: origin, effect: `${what} ${failure.kind === 'circuit_breaker' ? 'tripped its breaker' : 'failed'}` };
+}
+
+function isCandidate(change: ChangeEntry, actions: readonly ChangeEntry[]): boolean {
+  if (change.kind === 'remediation') return false;
+  const stateChange = change.kind === 'dependency_state' || change.kind === 'circuit_breaker';
+  if (stateChange && RECOVERED.has(change.details.state ?? '')) return false;
+  if (change.kind === 'circuit_breaker') {
+    const breaker = change.details.breaker;
+    if (actions.some((a) => a.details.action?.endsWith(`circuit_breaker:${breaker}`) && Math.abs(a.timestamp - change.timestamp) <= ACTION_SIDE_EFFECT_MS)) return false;
+  }
+  return true;
+}
+
+/** 0 direct, 1 process-wide, 2 unrelated. */
+function tierOf(change: ChangeEntry, operation: string, dependencies: ReadonlySet<string>): number {
+  const { operation: touched, dependency } = change.touches;
+  if (touched !== undefined) return touched === operation ? 0 : 2;
+  if (dependency !== undefined) return dependencies.has(dependency) ? 0 : 2;
+  return change.kind === 'deployment' ? 0 : 1;
+}
+
+function relation(change: ChangeEntry, tier: number, operation: string): string {
+  const { operation: touched, dependency } = change.touches;
+  if (touched !== undefined) return tier === 0 ? `touches ${operation}` : `touches ${touched}, not ${operation} (no closer change)`;
+  if (dependency !== undefined) return tier === 0 ? `${dependency} is a dependency the service calls` : `${dependency} is not called by the service (no closer change)`;
+  return change.kind === 'deployment' ? 'a deployment replaces the code of every operation' : 'a configuration change of the whole process';
+}
+
+/** `4s before the episode began`, `12m 5s before ...`, `3s after ...`. */
+export function timing(offsetMs: number, anchor = 'the episode began'): string {
+  if (Math.abs(offsetMs) < 1000) return `as ${anchor}`;
+  return `${duration(Math.abs(offsetMs))} ${offsetMs < 0 ? 'before' : 'after'} ${anchor}`;
+}
+
+function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${seconds % 60 ? ` ${seconds % 60}s` : ''}`;
+  return `${Math.floor(minutes / 60)}h${minutes % 60 ? ` ${minutes % 60}m` : ''}`;
+}
