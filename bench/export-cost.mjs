@@ -67,7 +67,7 @@ for (const serialize of [false, true]) {
       if (round >= 50) runs[i].push(ns); // the first rounds warm up the JIT
     });
   }
-  runs.forEach((r, i) => (figures[i][serialize ? 'exported' : 'processed'] = median(r)));
+  for (const [i, r] of runs.entries()) figures[i][serialize ? 'exported' : 'processed'] = median(r);
 }
 const [bare] = figures;
 modes.forEach((mode, i) => {

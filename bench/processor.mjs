@@ -57,7 +57,10 @@ function measure(batches, count, between) {
   for (let i = 0; i < 10 + batches; i++) {
     const s = batch(withSvc, count, between);
     const b = batch(bare, count, between);
-    if (i >= 10) svc.push(s), bareNs.push(b);
+    if (i >= 10) {
+      svc.push(s);
+      bareNs.push(b);
+    }
   }
   return { svc: median(svc), bare: median(bareNs) };
 }
@@ -69,7 +72,8 @@ console.log(`  span start+end with svc's processor    median ${warm.svc.toFixed(
 console.log(`  svc's processor alone (difference)     median ${(warm.svc - warm.bare).toFixed(0)} ns/span  (target < 1000 ns)`);
 
 const disturbance = new Uint8Array(512 * 1024);
-let requestObjects; // kept until the next span, as a request keeps its objects while its span ends
+// biome-ignore lint/correctness/noUnusedVariables: written, never read: a request keeps its objects while its span ends
+let requestObjects;
 function requestWork() {
   for (let i = 0; i < disturbance.length; i += 64) disturbance[i]++;
   requestObjects = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `item ${i}`, tags: [i, i + 1] }));

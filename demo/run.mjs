@@ -204,7 +204,7 @@ if (!/STATUS: (DEGRADED|CRITICAL)/.test(health.text)) fail('get_service_health d
 
 const context = show('get_incident_context', await agent('get_incident_context', { operation_name: OPERATION }));
 const incidentId = /INCIDENT (INC-\d{8}-[0-9a-z]{5}-\d{4})/.exec(context.text)?.[1];
-const cause = /config_change: (.*?)  PROBABLE CAUSE/.exec(context.text)?.[1];
+const cause = /config_change: (.*?) {2}PROBABLE CAUSE/.exec(context.text)?.[1];
 if (!incidentId) fail('no incident id in the context');
 const session = await agent('create_session', { incident_id: incidentId });
 const sessionId = session.structuredContent?.sessionId;

@@ -13,7 +13,7 @@ export const VALUE_CHARS = 200;
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-function escape(char: string): string {
+function escapeCharacter(char: string): string {
   const named = NAMED[char];
   if (named) return named;
   const code = char.codePointAt(0)!;
@@ -24,7 +24,7 @@ function escape(char: string): string {
 function escapeAndCut(text: string, max: number, quote: boolean): { text: string; cut: boolean } {
   let out = '';
   for (const char of text) {
-    const piece = UNPRINTABLE.test(char) ? escape(char) : quote && (char === '"' || char === '\\') ? `\\${char}` : char;
+    const piece = UNPRINTABLE.test(char) ? escapeCharacter(char) : quote && (char === '"' || char === '\\') ? `\\${char}` : char;
     if (out.length + piece.length > max) return { text: out, cut: true };
     out += piece;
   }

@@ -23,7 +23,7 @@ setInterval(() => {
 }, 100).unref();
 
 function stub(name) {
-  return http.createServer((req, res) => {
+  return http.createServer((_req, res) => {
     const failing = fault[name] === 'fail';
     setTimeout(() => res.writeHead(failing ? 503 : 200, { 'content-type': 'application/json' }).end(failing ? '{"error":"unavailable"}' : '{"ok":true}'), failing ? 5 : 1);
   });

@@ -239,7 +239,10 @@ export class Engine {
     if (isError && span) this.errorCategories.record(operation, errorCategoryOf(span.attributes, span.events));
     if (this.observers.size) for (const observer of this.observers) observer(operation, latencyMs, isError);
     const state = this.stateOf(operation);
-    if (!state) return this.analyseUntracked(operation, latencyMs, isError, span);
+    if (!state) {
+      this.analyseUntracked(operation, latencyMs, isError, span);
+      return;
+    }
     const { window } = state;
     const log = logLatency(latencyMs);
     if (this.anomalyEnabled) {

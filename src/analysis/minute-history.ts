@@ -59,7 +59,7 @@ export class MinuteHistory {
 
   /** The part of the minute starting at `start` observed by `now`. */
   observedMs(start: number, now: number): number {
-    const from = this.firstAt === this.firstAt ? Math.max(start, this.firstAt) : start;
+    const from = Number.isNaN(this.firstAt) ? start : Math.max(start, this.firstAt);
     return Math.max(0, Math.min(start + MINUTE_MS, now) - from);
   }
 

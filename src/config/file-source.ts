@@ -113,7 +113,7 @@ export function parseConfigText(text: string, shown: string): FileRead {
         problems.push({ level: 'error', key: display, where: where(node as Node), message: 'expected a list, ignored' });
         return;
       }
-      node.items.forEach((item, index) => walk(item, cursor.item(), [...segments, index]));
+      for (const [index, item] of node.items.entries()) walk(item, cursor.item(), [...segments, index]);
       return;
     }
     if (!isMap(node)) {

@@ -44,8 +44,10 @@ function isStandardContext(value: unknown): value is StandardContext {
   return typeof value === 'object' && value !== null && 'kind' in value;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a decorated method may take and return anything
 type AnyFunction = (...args: any[]) => any;
 /** A decorator usable in both modes: (class) / (class, context) / (prototype, key, descriptor) / (method, context). */
+// biome-ignore lint/suspicious/noExplicitAny: TypeScript checks a decorator's call against both modes' signatures
 type DualDecorator = (target: any, keyOrContext?: any, descriptor?: any) => any;
 
 function classNameOf(target: unknown, context: unknown): string {

@@ -134,7 +134,7 @@ describe('pageText and pageJson', () => {
   it('cuts an item longer than half a page', () => {
     const { text } = pageText(request, [{ noun: 'item', items: ['x'.repeat(5000), 'short'] }], render);
     expect(byteLength(text)).toBeLessThanOrEqual(1024);
-    expect(text).toMatch(/x… \[cut: 5000 bytes in all\]\n  short/);
+    expect(text).toMatch(/x… \[cut: 5000 bytes in all\]\n {2}short/);
   });
 
   it('pages JSON arrays with page, pages, leftOut and nextPage', () => {

@@ -64,8 +64,8 @@ describe('identity', () => {
     expect(incident.openIncidents()).toEqual([]);
     await expect(harness.connect(TOKENS.triage, { 'x-agent-name': 'n'.repeat(129) })).rejects.toThrow(/403|at most 128 are accepted/);
     await expect(harness.connect(TOKENS.triage, { 'x-agent-role': 'r'.repeat(65) })).rejects.toThrow(/403|at most 64 are accepted/);
-    const escape = await harness.call(triage, 'get_service_health', {}, { agentName: 'evil\u001b[2Jbot' });
-    expect(escape).toMatchObject({ isError: true, text: expect.stringContaining('"evil\\x1b[2Jbot" contains control characters') });
+    const withEscape = await harness.call(triage, 'get_service_health', {}, { agentName: 'evil\u001b[2Jbot' });
+    expect(withEscape).toMatchObject({ isError: true, text: expect.stringContaining('"evil\\x1b[2Jbot" contains control characters') });
     expect(harness.services.audit.recent()).toEqual([]);
   });
 

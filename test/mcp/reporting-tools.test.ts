@@ -322,7 +322,7 @@ describe('get_executive_summary', () => {
     expect(lines[3]).toBe('TOP ISSUES');
     const issues = lines.filter((l) => /^ {2}\d\. /.test(l));
     expect(issues).toHaveLength(5);
-    [10, 20, 30, 40, 45].forEach((op, i) => expect(issues[i]).toContain(`${i + 1}. GET ${route(op).slice(0, 53)}`));
+    for (const [i, op] of [10, 20, 30, 40, 45].entries()) expect(issues[i]).toContain(`${i + 1}. GET ${route(op).slice(0, 53)}`);
     const worst = h.engine.health.getOperationHealth(`GET ${route(10)}`)!;
     expect(issues[0]).toContain(`err ${percent(worst.errorRate)} (baseline 1.00%), p50 ${ms(worst.p50)} (baseline 100ms)`);
     expect(lines).toContain('  (45 more elevated)');

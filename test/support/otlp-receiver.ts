@@ -89,6 +89,7 @@ export class OtlpReceiver {
     }
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: OTLP/JSON spans are read field by field below
   private collectSpans(body: { resourceSpans?: { resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: { spans?: any[] }[] }[] }): void {
     for (const rs of body.resourceSpans ?? []) {
       const resource = decodeAttributes(rs.resource?.attributes);
@@ -100,6 +101,7 @@ export class OtlpReceiver {
     }
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: OTLP/JSON log records are read field by field below
   private collectLogs(body: { resourceLogs?: { resource?: { attributes?: OtlpKeyValue[] }; scopeLogs?: { logRecords?: any[] }[] }[] }): void {
     for (const rl of body.resourceLogs ?? []) {
       const resource = decodeAttributes(rl.resource?.attributes);

@@ -154,7 +154,7 @@ function brokenFile(random: Random): string {
     const roll = random();
     if (roll < 0.6) text = text.slice(0, at) + pick(random, [...BROKEN]) + text.slice(at);
     else if (roll < 0.8) text = text.slice(0, at);
-    else text = text.slice(0, at) + '\n' + '  '.repeat(Math.floor(random() * 8)) + text.slice(at);
+    else text = `${text.slice(0, at)}\n${'  '.repeat(Math.floor(random() * 8))}${text.slice(at)}`;
   }
   return text;
 }
