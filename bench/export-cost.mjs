@@ -3,12 +3,12 @@
 // batches. It separates svc's processing from the export cost of the attributes it adds, which
 // the HTTP benchmark can only show together. Modes interleave batch by batch; medians printed.
 import { SpanKind } from '@opentelemetry/api';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { Engine } from '../dist/service-engine.js';
+import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { loadConfig } from '../dist/config/load-config.js';
 import { decoratorRegistry } from '../dist/metadata/decorator-registry.js';
 import { ServiceMetadata } from '../dist/metadata/service-metadata.js';
+import { Engine } from '../dist/service-engine.js';
 
 const BATCH = 512; // the BatchSpanProcessor's default export batch
 const ROUNDS = 500;
@@ -72,6 +72,7 @@ for (const serialize of [false, true]) {
 const [bare] = figures;
 modes.forEach((mode, i) => {
   const f = figures[i];
-  const extra = i === 0 ? '' : `   svc adds ${(f.processed - bare.processed).toFixed(0)} ns processing, ${(f.exported - bare.exported - (f.processed - bare.processed)).toFixed(0)} ns exporting its attributes`;
+  const extra =
+    i === 0 ? '' : `   svc adds ${(f.processed - bare.processed).toFixed(0)} ns processing, ${(f.exported - bare.exported - (f.processed - bare.processed)).toFixed(0)} ns exporting its attributes`;
   console.log(`  ${mode.name.padEnd(20)} ${f.processed.toFixed(0).padStart(10)} ${f.exported.toFixed(0).padStart(11)}${extra}`);
 });

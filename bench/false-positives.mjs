@@ -17,7 +17,14 @@ function measure(label, anomalyDetection) {
   const engine = new Engine({ clock, anomalyDetection, emit: (name) => name === 'svc.anomaly.detected' && events++ });
   engine.onDetection(() => detections++);
   let flagged = 0;
-  const counter = { onStart() {}, onEnd(span) { if (span.attributes['svc.anomaly.detected']) flagged++; }, forceFlush: async () => {}, shutdown: async () => {} };
+  const counter = {
+    onStart() {},
+    onEnd(span) {
+      if (span.attributes['svc.anomaly.detected']) flagged++;
+    },
+    forceFlush: async () => {},
+    shutdown: async () => {},
+  };
   const tracer = new TracerProvider({ spanProcessors: [engine.createSpanProcessor(), counter] }).getTracer('bench');
   const next = seededRandom(42);
   const steadyLatency = lognormal(next, 25, 0.5);

@@ -144,15 +144,39 @@ await stop(sink.child);
 const figure = (mode, key) => median(mode.slices.map((s) => s[key]));
 /** Median over the cycles of `a`'s figure over `b`'s figure in the same cycle. */
 const paired = (a, b, key) => median(a.slices.map((s, i) => s[key] / b.slices[i][key]));
-const leastDisturbed = (a, b, key) => (key === 'cpu' ? quantile(a.slices.map((s) => s.cpu), 0.1) / quantile(b.slices.map((s) => s.cpu), 0.1) : quantile(a.slices.map((s) => s.rps), 0.9) / quantile(b.slices.map((s) => s.rps), 0.9));
+const leastDisturbed = (a, b, key) =>
+  key === 'cpu'
+    ? quantile(
+        a.slices.map((s) => s.cpu),
+        0.1,
+      ) /
+      quantile(
+        b.slices.map((s) => s.cpu),
+        0.1,
+      )
+    : quantile(
+        a.slices.map((s) => s.rps),
+        0.9,
+      ) /
+      quantile(
+        b.slices.map((s) => s.rps),
+        0.9,
+      );
 const comparison = (a, b) =>
   `throughput ${paired(a, b, 'rps').toFixed(3)} paired, ${leastDisturbed(a, b, 'rps').toFixed(3)} least disturbed; ` +
   `CPU per request ${paired(a, b, 'cpu').toFixed(3)}x paired, ${leastDisturbed(a, b, 'cpu').toFixed(3)}x least disturbed`;
 
-console.log(`\nHTTP, ${CONNECTIONS} connections, ${ROUNDS} rounds of fresh servers, each ${CYCLES} cycles of ${SLICE_SECONDS} s slices per mode after ${WARMUP_SECONDS} s of warm-up; medians over all slices`);
+console.log(
+  `\nHTTP, ${CONNECTIONS} connections, ${ROUNDS} rounds of fresh servers, each ${CYCLES} cycles of ${SLICE_SECONDS} s slices per mode after ${WARMUP_SECONDS} s of warm-up; medians over all slices`,
+);
 console.log(pinned ? `  servers on core ${serverCore}, load generator and sink on the others` : '  not pinned to cores (no taskset or one core): expect more noise');
 for (const m of modes) {
-  console.log(`  ${m.name.padEnd(32)} ${figure(m, 'rps').toFixed(0).padStart(7)} req/s  p99 ${figure(m, 'p99')} ms  server CPU ${figure(m, 'cpu').toFixed(1)} µs/request (10th percentile ${quantile(m.slices.map((s) => s.cpu), 0.1).toFixed(1)})`);
+  console.log(
+    `  ${m.name.padEnd(32)} ${figure(m, 'rps').toFixed(0).padStart(7)} req/s  p99 ${figure(m, 'p99')} ms  server CPU ${figure(m, 'cpu').toFixed(1)} µs/request (10th percentile ${quantile(
+      m.slices.map((s) => s.cpu),
+      0.1,
+    ).toFixed(1)})`,
+  );
 }
 console.log(`  plain OTel against no instrumentation: ${comparison(otel, none)}`);
 console.log(`  noise: ${control.name} against the first: ${comparison(control, otel)}`);

@@ -6,8 +6,8 @@
 // In a server svc's per-span cost is mostly cache misses on its state (docs/analysis.md, "Cost").
 import { SpanKind } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
-import { Engine } from '../dist/service-engine.js';
 import { SloTracker } from '../dist/analysis/slo-tracker.js';
+import { Engine } from '../dist/service-engine.js';
 
 const BATCHES = 100;
 const BATCH = 10_000;

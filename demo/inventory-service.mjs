@@ -6,9 +6,12 @@ import http from 'node:http';
 const server = http.createServer((req, res) => {
   const v2 = req.url.startsWith('/v2/');
   const fail = v2 && Math.random() < 0.6;
-  setTimeout(() => {
-    res.writeHead(fail ? 503 : 200, { 'content-type': 'application/json' }).end(fail ? '{"error":"stock index rebuilding"}' : '{"inStock":true}');
-  }, v2 ? 40 : 1);
+  setTimeout(
+    () => {
+      res.writeHead(fail ? 503 : 200, { 'content-type': 'application/json' }).end(fail ? '{"error":"stock index rebuilding"}' : '{"inStock":true}');
+    },
+    v2 ? 40 : 1,
+  );
 });
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`LISTENING ${server.address().port}`));
 for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => server.close());

@@ -25,7 +25,11 @@ const started = Date.now();
 const children = [];
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s`;
 const log = (line) => console.log(`[${elapsed()}] ${line}`);
-const indent = (text) => text.split('\n').map((l) => `    ${l}`).join('\n');
+const indent = (text) =>
+  text
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function fail(message) {
@@ -156,7 +160,9 @@ const progress = setInterval(async () => {
   lastReasons = health?.structuredContent?.reasons ?? lastReasons;
   const sorted = stats.latencies.splice(0).sort((a, b) => a - b);
   const pct = (q) => (sorted.length ? `${sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1)}ms` : '-');
-  log(`progress: ${stats.ok + stats.errors} requests (${stats.errors} failed) | last 2s p50 ${pct(0.5)} p99 ${pct(0.99)} | ${spans} spans exported | health ${lastStatus}${lastReasons.length ? ` (${lastReasons[0]}${lastReasons.length > 1 ? `, +${lastReasons.length - 1}` : ''})` : ''}`);
+  log(
+    `progress: ${stats.ok + stats.errors} requests (${stats.errors} failed) | last 2s p50 ${pct(0.5)} p99 ${pct(0.99)} | ${spans} spans exported | health ${lastStatus}${lastReasons.length ? ` (${lastReasons[0]}${lastReasons.length > 1 ? `, +${lastReasons.length - 1}` : ''})` : ''}`,
+  );
 }, 2000);
 
 async function currentStatus() {
@@ -230,13 +236,21 @@ await agent('add_session_entry', { session_id: sessionId, type: 'ACTION', conten
 log('phase 4: waiting until the service is healthy again and the verification delay has passed');
 await waitFor('a healthy service', async () => (await currentStatus()) === 'HEALTHY', 90_000);
 let verified;
-await waitFor('the verification', async () => {
-  verified = await agent('verify_remediation_effect', { action_name: action });
-  return !verified.isError;
-}, 30_000);
+await waitFor(
+  'the verification',
+  async () => {
+    verified = await agent('verify_remediation_effect', { action_name: action });
+    return !verified.isError;
+  },
+  30_000,
+);
 show('verify_remediation_effect', verified);
 const effective = /Effective: +YES/.test(verified.text);
-await agent('add_session_entry', { session_id: sessionId, type: 'RECOMMENDATION', content: effective ? 'keep new_stock_check off until inventory /v2 is stable; re-enable behind a canary' : 'escalate: the action did not help' });
+await agent('add_session_entry', {
+  session_id: sessionId,
+  type: 'RECOMMENDATION',
+  content: effective ? 'keep new_stock_check off until inventory /v2 is stable; re-enable behind a canary' : 'escalate: the action did not help',
+});
 show('get_session', await agent('get_session', { session_id: sessionId }));
 
 clearInterval(progress);

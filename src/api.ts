@@ -6,55 +6,51 @@ import type { ChangeKind } from './analysis/change-tracker.js';
 import type { CircuitState, OpossumLike } from './analysis/circuit-breakers.js';
 import type { Engine } from './analysis/engine.js';
 import type { CustomActionDefinition } from './incidents/remediation.js';
-import type { CustomToolDefinition, CustomToolHandler } from './mcp/tool-registry.js';
 import { startToolServer as startServer } from './mcp/start-tool-server.js';
+import type { CustomToolDefinition, CustomToolHandler } from './mcp/tool-registry.js';
 import { runtime } from './runtime.js';
 
-export { AgentObservable, AgentOperation, DeclareConsumer, DeclareDependency, METADATA_KEYS } from './metadata/decorators.js';
-export type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './metadata/decorator-options.js';
-export { ConsumptionPattern, DependencyCriticality, DependencyType, EscalationLevel, ServiceTier } from './enums.js';
-export type { Consumption, Criticality, DependencyKind, Escalation, Permission, Tier } from './enums.js';
-
-export { start, type StartOptions, type Svc } from './start.js';
-export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './config/load-config.js';
+export { type Anomaly, AnomalyDetector } from './analysis/anomaly-detector.js';
+export { type Baseline, type BaselineProvider, type BaselineSnapshot, CompositeBaselineProvider, type Confidence, DefaultBaselineProvider, StaticBaselineProvider } from './analysis/baseline.js';
+export { type ChangeEntry, type ChangeKind, ChangeTracker } from './analysis/change-tracker.js';
+export { type CircuitBreakerStatus, CircuitBreakers, type CircuitState, type OpossumLike } from './analysis/circuit-breakers.js';
+export { type Clock, FakeClock, systemClock } from './analysis/clock.js';
+export { DependencyHealth, type DependencyState, type DependencyStatus } from './analysis/dependency-health.js';
+export type { EventSeverity } from './analysis/emit-event.js';
+export type { Detection } from './analysis/engine.js';
+export { HealthAggregator, type HealthSummary, type OperationHealth, type ServiceStatus } from './analysis/health-aggregator.js';
+export type { MinuteStats } from './analysis/minute-history.js';
+export { INCIDENT_PATTERNS, type IncidentPattern, PATTERN_DESCRIPTIONS, PatternMatcher, type PatternThresholds } from './analysis/pattern-matcher.js';
+export { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
+export { type SloAlert, type SloCompliance, type SloDefinition, type SloStatus, SloTracker, type SloType } from './analysis/slo-tracker.js';
+export * as attributes from './attribute-names.js';
+export { type ConfigProblem, formatProblem, type Source, type SourceKind } from './config/config-source.js';
+export { type LoadConfigOptions, type LoadedConfig, loadConfig } from './config/load-config.js';
 export { ResolvedConfig, type ResolvedValue } from './config/resolved-config.js';
-export { SCHEMA, envName, type KeySpec } from './config/schema.js';
-export { formatProblem, type ConfigProblem, type Source, type SourceKind } from './config/config-source.js';
-
-export { TopologyRegistry, type Consumer, type Dependency, type Topology } from './metadata/topology-registry.js';
+export { envName, type KeySpec, SCHEMA } from './config/schema.js';
+export type { Consumption, Criticality, DependencyKind, Escalation, Permission, Tier } from './enums.js';
+export { ConsumptionPattern, DependencyCriticality, DependencyType, EscalationLevel, ServiceTier } from './enums.js';
+export type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './metadata/decorator-options.js';
+export { decoratorRegistry } from './metadata/decorator-registry.js';
+export { AgentObservable, AgentOperation, DeclareConsumer, DeclareDependency, METADATA_KEYS } from './metadata/decorators.js';
 export { OperationCatalog, type OperationMetadata } from './metadata/operation-catalog.js';
 export { ServiceMetadata } from './metadata/service-metadata.js';
-export { decoratorRegistry } from './metadata/decorator-registry.js';
-
-export { SvcSpanProcessor, type SvcSpanProcessorOptions } from './telemetry/span-processor.js';
+export { type Consumer, type Dependency, type Topology, TopologyRegistry } from './metadata/topology-registry.js';
+export { CatalogBaselineProvider, Engine, type EngineOptions } from './service-engine.js';
+export { type StartOptions, type Svc, start } from './start.js';
+export { type DeploymentInfo, deploymentFromConfig } from './telemetry/deployment-info.js';
 export { EventLog } from './telemetry/event-log.js';
-export type { EventSeverity } from './analysis/emit-event.js';
-export { deploymentFromConfig, type DeploymentInfo } from './telemetry/deployment-info.js';
-export * as attributes from './attribute-names.js';
-
-export { Engine, CatalogBaselineProvider, type EngineOptions } from './service-engine.js';
-export type { Detection } from './analysis/engine.js';
-export { FakeClock, systemClock, type Clock } from './analysis/clock.js';
-export { CompositeBaselineProvider, DefaultBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot, type Confidence } from './analysis/baseline.js';
-export { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
-export { AnomalyDetector, type Anomaly } from './analysis/anomaly-detector.js';
-export { PatternMatcher, INCIDENT_PATTERNS, PATTERN_DESCRIPTIONS, type IncidentPattern, type PatternThresholds } from './analysis/pattern-matcher.js';
-export { SloTracker, type SloAlert, type SloDefinition, type SloStatus, type SloType, type SloCompliance } from './analysis/slo-tracker.js';
-export { HealthAggregator, type HealthSummary, type OperationHealth, type ServiceStatus } from './analysis/health-aggregator.js';
-export { DependencyHealth, type DependencyState, type DependencyStatus } from './analysis/dependency-health.js';
-export { CircuitBreakers, type CircuitState, type CircuitBreakerStatus, type OpossumLike } from './analysis/circuit-breakers.js';
-export { ChangeTracker, type ChangeEntry, type ChangeKind } from './analysis/change-tracker.js';
-export type { MinuteStats } from './analysis/minute-history.js';
+export { SvcSpanProcessor, type SvcSpanProcessorOptions } from './telemetry/span-processor.js';
 
 /** The engine of the running preload (undefined before start or with svc.enabled=false). */
 export function currentEngine(): Engine | undefined {
   return runtime().engine;
 }
 
-export { ToolRegistry, type CustomToolDefinition, type CustomToolHandler } from './mcp/tool-registry.js';
-export type { ToolContext, ToolResult, CallerIdentity } from './mcp/tool-definition.js';
 export type { CustomActionDefinition, RemediationContext } from './incidents/remediation.js';
 export { sha256Hex } from './mcp/authenticator.js';
+export type { CallerIdentity, ToolContext, ToolResult } from './mcp/tool-definition.js';
+export { type CustomToolDefinition, type CustomToolHandler, ToolRegistry } from './mcp/tool-registry.js';
 
 /**
  * Registers a custom MCP tool: it appears in tools/list (announced with

@@ -19,17 +19,7 @@ export const DependencyType = {
   IDENTITY_PROVIDER: 'IDENTITY_PROVIDER',
 } as const;
 export type DependencyType = (typeof DependencyType)[keyof typeof DependencyType];
-export const DEPENDENCY_TYPES = [
-  'database',
-  'rest_api',
-  'grpc',
-  'message_broker',
-  'cache',
-  'object_store',
-  'identity_provider',
-  'internal_service',
-  'external_api',
-] as const;
+export const DEPENDENCY_TYPES = ['database', 'rest_api', 'grpc', 'message_broker', 'cache', 'object_store', 'identity_provider', 'internal_service', 'external_api'] as const;
 export type DependencyKind = (typeof DEPENDENCY_TYPES)[number];
 
 export const DependencyCriticality = { REQUIRED: 'REQUIRED', DEGRADED: 'DEGRADED', OPTIONAL: 'OPTIONAL' } as const;

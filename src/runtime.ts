@@ -3,11 +3,11 @@
  * package (preload, ESM and CommonJS imports of the API) sees the same one.
  */
 import type { Engine } from './analysis/engine.js';
-import type { CustomActionDefinition, Remediation } from './incidents/remediation.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
-import type { ServiceMetadata } from './metadata/service-metadata.js';
-import type { ToolServer } from './mcp/tool-server.js';
+import type { CustomActionDefinition, Remediation } from './incidents/remediation.js';
 import { ToolRegistry } from './mcp/tool-registry.js';
+import type { ToolServer } from './mcp/tool-server.js';
+import type { ServiceMetadata } from './metadata/service-metadata.js';
 
 export interface Runtime {
   /** True while the preload (or `start()`) runs with `svc.enabled=true`. */

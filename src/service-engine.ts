@@ -4,16 +4,17 @@
  * and the span processor that feeds it. This is where configuration meets the analysis, so that
  * src/analysis knows nothing of configuration, metadata or telemetry.
  */
-import { ResolvedConfig } from './config/resolved-config.js';
+
+import type { Baseline, BaselineProvider } from './analysis/baseline.js';
 import { ChangeTracker, recordingStateChanges } from './analysis/change-tracker.js';
-import { SpanClock, systemClock, type Clock } from './analysis/clock.js';
+import { type Clock, SpanClock, systemClock } from './analysis/clock.js';
 import { DependencyHealth } from './analysis/dependency-health.js';
 import type { EmitEvent } from './analysis/emit-event.js';
 import { Engine as AnalysisEngine, type EngineOptions as AnalysisEngineOptions } from './analysis/engine.js';
-import type { Baseline, BaselineProvider } from './analysis/baseline.js';
 import { PatternMatcher } from './analysis/pattern-matcher.js';
 import { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
 import type { SloDefinition, SloType } from './analysis/slo-tracker.js';
+import { ResolvedConfig } from './config/resolved-config.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import type { OperationCatalog, OperationMetadata } from './metadata/operation-catalog.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
@@ -190,6 +191,16 @@ function sloDefinitions(config: ResolvedConfig, operations: OperationCatalog, re
       report(`SLO ${name}: LATENCY_P99 needs svc.slos.${name}.latency-threshold or an expected-latency-p99 on ${operationName}; SLO ignored`);
       return [];
     }
-    return [{ name, operationName, type, target: config.member<number>('slos', name, 'target')!.value, latencyThresholdMs, windowMs: config.memberOrDefault<number>('slos', name, 'window'), minEvents: config.memberOrDefault<number>('slos', name, 'min-events') }];
+    return [
+      {
+        name,
+        operationName,
+        type,
+        target: config.member<number>('slos', name, 'target')!.value,
+        latencyThresholdMs,
+        windowMs: config.memberOrDefault<number>('slos', name, 'window'),
+        minEvents: config.memberOrDefault<number>('slos', name, 'min-events'),
+      },
+    ];
   });
 }

@@ -5,25 +5,25 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { formatProblem, type ConfigProblem } from './config/config-source.js';
-import { loadConfig, type LoadConfigOptions } from './config/load-config.js';
-import { printable } from './printable.js';
+import { diag } from '@opentelemetry/api';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { ChangeEntry, ChangeTracker } from './analysis/change-tracker.js';
+import { systemClock } from './analysis/clock.js';
+import { type ConfigProblem, formatProblem } from './config/config-source.js';
+import { type LoadConfigOptions, loadConfig } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
-import { Engine } from './service-engine.js';
+import { startToolServer } from './mcp/start-tool-server.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
+import { printable } from './printable.js';
 import { reportError } from './report-error.js';
 import { runtime } from './runtime.js';
-import { deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo, type DeploymentInfo } from './telemetry/deployment-info.js';
+import { Engine } from './service-engine.js';
+import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
-import { resourceFromAttributes } from '@opentelemetry/resources';
 import { startTelemetry } from './telemetry/sdk.js';
-import { startToolServer } from './mcp/start-tool-server.js';
 import { installShutdownHooks, settledWithin } from './telemetry/shutdown-hooks.js';
 import { TelemetryLoss } from './telemetry/telemetry-loss.js';
-import { systemClock } from './analysis/clock.js';
-import type { ChangeEntry, ChangeTracker } from './analysis/change-tracker.js';
-import { diag } from '@opentelemetry/api';
 import { TopologyResource } from './telemetry/topology-resource.js';
 
 /** Topology reaches the Resource at the first request, or this long after start. */

@@ -30,7 +30,15 @@ describe('printableValue', () => {
 
   it('describes lists and mappings instead of printing them, and never throws', () => {
     expect([1.5, true, null, undefined, 10n, ['a', 'b'], { a: 1 }, Symbol('s'), () => 1].map(printableValue)).toEqual([
-      '1.5', 'true', 'null', 'nothing', '10', 'a list of 2 item(s)', 'a mapping', 'a symbol', 'a function',
+      '1.5',
+      'true',
+      'null',
+      'nothing',
+      '10',
+      'a list of 2 item(s)',
+      'a mapping',
+      'a symbol',
+      'a function',
     ]);
   });
 });

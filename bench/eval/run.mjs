@@ -27,13 +27,30 @@ async function freePort() {
 
 async function startApp(env) {
   const [inventory, pricing] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, ['--import', join(ROOT, 'register.mjs'), join(HERE, 'app.mjs'),
-    `-Dsvc.dependencies[0].health-endpoint=http://127.0.0.1:${inventory}/health`,
-    `-Dsvc.dependencies[1].health-endpoint=http://127.0.0.1:${pricing}/health`], {
-    cwd: HERE,
-    env: { PATH: process.env.PATH, OTEL_SERVICE_NAME: 'orders-service', OTEL_TRACES_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none', INVENTORY_PORT: String(inventory), PRICING_PORT: String(pricing), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      join(ROOT, 'register.mjs'),
+      join(HERE, 'app.mjs'),
+      `-Dsvc.dependencies[0].health-endpoint=http://127.0.0.1:${inventory}/health`,
+      `-Dsvc.dependencies[1].health-endpoint=http://127.0.0.1:${pricing}/health`,
+    ],
+    {
+      cwd: HERE,
+      env: {
+        PATH: process.env.PATH,
+        OTEL_SERVICE_NAME: 'orders-service',
+        OTEL_TRACES_EXPORTER: 'none',
+        OTEL_LOGS_EXPORTER: 'none',
+        OTEL_METRICS_EXPORTER: 'none',
+        INVENTORY_PORT: String(inventory),
+        PRICING_PORT: String(pricing),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => (stdout += c));
@@ -65,8 +82,15 @@ function post(port, body) {
 async function incidentOf(call) {
   const { text } = await call('get_incident_context', { operation_name: OPERATION });
   const id = /^INCIDENT (INC-\S+)/m.exec(text)?.[1];
-  const patterns = (/Patterns:\s+(.*)/.exec(text)?.[1] ?? '').split('; ').map((p) => p.split(' (')[0]).filter((p) => p && p !== 'none');
-  const cause = text.split('\n').find((line) => line.includes('PROBABLE CAUSE'))?.trim().replace(/\s+PROBABLE CAUSE.*$/, '');
+  const patterns = (/Patterns:\s+(.*)/.exec(text)?.[1] ?? '')
+    .split('; ')
+    .map((p) => p.split(' (')[0])
+    .filter((p) => p && p !== 'none');
+  const cause = text
+    .split('\n')
+    .find((line) => line.includes('PROBABLE CAUSE'))
+    ?.trim()
+    .replace(/\s+PROBABLE CAUSE.*$/, '');
   return { id, severity: /SEVERITY:\s+(\w+)/.exec(text)?.[1], patterns, cause };
 }
 
@@ -84,7 +108,8 @@ async function runScenario(scenario) {
     if (rank[status] > rank[seen.worstStatus]) seen.worstStatus = status;
     const incident = await incidentOf(call);
     if (incident.id) {
-      if (!seen.incidents.has(incident.id) && phase === 'before') seen.early.push(`${incident.id} (${incident.patterns.join(', ') || 'no pattern'}, ${incident.severity}) at ${((Date.now() - started) / 1000).toFixed(0)}s`);
+      if (!seen.incidents.has(incident.id) && phase === 'before')
+        seen.early.push(`${incident.id} (${incident.patterns.join(', ') || 'no pattern'}, ${incident.severity}) at ${((Date.now() - started) / 1000).toFixed(0)}s`);
       seen.incidents.add(incident.id);
       if (seen.worstSeverity === undefined || severityRank[incident.severity] > severityRank[seen.worstSeverity]) seen.worstSeverity = incident.severity;
     }

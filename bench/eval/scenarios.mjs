@@ -69,11 +69,22 @@ export const SCENARIOS = [
     watchSeconds: 120,
     expect: 'thundering_herd',
     cause: /inventory-service/,
-    fault: ({ post, setRate }) => steps([0, () => post({ inventory: 'fail' })], [20, () => { post({ inventory: 'ok' }); setRate(600); }], [35, () => setRate(100)]),
+    fault: ({ post, setRate }) =>
+      steps(
+        [0, () => post({ inventory: 'fail' })],
+        [
+          20,
+          () => {
+            post({ inventory: 'ok' });
+            setRate(600);
+          },
+        ],
+        [35, () => setRate(100)],
+      ),
   },
   {
     name: 'early-failure',
-    description: 'quiet: one of a fresh process\'s first requests fails',
+    description: "quiet: one of a fresh process's first requests fails",
     env: { FAIL_FIRST: '1' },
     load: { kind: 'open', rate: 20 },
     warmSeconds: 60,

@@ -7,7 +7,6 @@
 import http from 'node:http';
 import { DatabaseSync } from 'node:sqlite';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import CircuitBreaker from 'opossum';
 import {
   AgentObservable,
   AgentOperation,
@@ -16,25 +15,39 @@ import {
   DeclareDependency,
   DependencyCriticality,
   DependencyType,
-  ServiceTier,
   isFallbackEnabled,
   recordChange,
   registerRemediationAction,
+  ServiceTier,
   watchCircuitBreaker,
 } from '@svc/register/api';
+import CircuitBreaker from 'opossum';
 
 const inventoryUrl = process.env.INVENTORY_URL ?? 'http://127.0.0.1:47012';
 const tracer = trace.getTracer('orders-service');
 let newStockCheck = false;
 
 @AgentObservable({ service: 'orders-service', team: 'checkout', tier: ServiceTier.CRITICAL, domain: 'commerce', onCallChannel: '#checkout-oncall' })
-@DeclareDependency({ name: 'inventory-service', type: DependencyType.INTERNAL_SERVICE, criticality: DependencyCriticality.REQUIRED, circuitBreaker: true, fallback: 'serve cached stock levels', healthEndpoint: `${inventoryUrl}/health` })
+@DeclareDependency({
+  name: 'inventory-service',
+  type: DependencyType.INTERNAL_SERVICE,
+  criticality: DependencyCriticality.REQUIRED,
+  circuitBreaker: true,
+  fallback: 'serve cached stock levels',
+  healthEndpoint: `${inventoryUrl}/health`,
+})
 @DeclareDependency({ name: 'orders-db', type: DependencyType.DATABASE, criticality: DependencyCriticality.REQUIRED, protocol: 'sqlite' })
 @DeclareConsumer({ name: 'web-frontend', pattern: ConsumptionPattern.SYNCHRONOUS, slaLatencyMs: 800 })
 @DeclareConsumer({ name: 'mobile-app', pattern: ConsumptionPattern.SYNCHRONOUS, slaLatencyMs: 1200 })
 class OrdersService {
   private readonly db = new DatabaseSync(':memory:');
-  private readonly breaker = new CircuitBreaker((id: string, api: string) => this.fetchStock(id, api), { name: 'inventory-breaker', timeout: 2000, resetTimeout: 3000, errorThresholdPercentage: 50, volumeThreshold: 10 });
+  private readonly breaker = new CircuitBreaker((id: string, api: string) => this.fetchStock(id, api), {
+    name: 'inventory-breaker',
+    timeout: 2000,
+    resetTimeout: 3000,
+    errorThresholdPercentage: 50,
+    volumeThreshold: 10,
+  });
 
   constructor() {
     this.db.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT, total REAL); CREATE TABLE lines (order_id INTEGER, sku TEXT, qty INTEGER)');
@@ -49,13 +62,17 @@ class OrdersService {
 
   /** A query on the embedded database, as a client span of orders-db. */
   private query<T>(statement: string, run: () => T): T {
-    return tracer.startActiveSpan(statement.split(' ').slice(0, 2).join(' '), { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'sqlite', 'db.namespace': 'orders-db', 'db.query.text': statement } }, (span) => {
-      try {
-        return run();
-      } finally {
-        span.end();
-      }
-    });
+    return tracer.startActiveSpan(
+      statement.split(' ').slice(0, 2).join(' '),
+      { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'sqlite', 'db.namespace': 'orders-db', 'db.query.text': statement } },
+      (span) => {
+        try {
+          return run();
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
   private fetchStock(id: string, api: string): Promise<void> {
@@ -77,7 +94,7 @@ class OrdersService {
     if (newStockCheck) {
       // The new feature: stock per line on the v2 API, with a stock-history query per line.
       for (const line of lines) {
-        this.query('SELECT stock history', () => this.db.prepare("SELECT COUNT(*) AS n FROM lines a JOIN lines b ON a.sku = b.sku WHERE a.sku = ?").get(line.sku));
+        this.query('SELECT stock history', () => this.db.prepare('SELECT COUNT(*) AS n FROM lines a JOIN lines b ON a.sku = b.sku WHERE a.sku = ?').get(line.sku));
         await this.breaker.fire(line.sku, 'v2');
       }
     } else await this.breaker.fire(String(id), 'v1');

@@ -22,8 +22,7 @@ export interface AgentSettings {
 export type DeclaredAgentSettings = Partial<Omit<AgentSettings, 'name'>>;
 
 export function resolveAgentSettings(config: ResolvedConfig, name: string, declared: DeclaredAgentSettings = {}): AgentSettings {
-  const pick = <T>(field: string, fromDeclaration: T | undefined, builderDefault: T): T =>
-    config.member<T>('agentic.agents', name, field)?.value ?? fromDeclaration ?? builderDefault;
+  const pick = <T>(field: string, fromDeclaration: T | undefined, builderDefault: T): T => config.member<T>('agentic.agents', name, field)?.value ?? fromDeclaration ?? builderDefault;
   const maxSteps = pick('max-steps', declared.maxSteps, 0);
   const loopThreshold = pick('loop-threshold', declared.loopThreshold, 0);
   return {

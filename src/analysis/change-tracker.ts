@@ -9,8 +9,9 @@
  *
  * An entry may say what it touches (an operation, a dependency), which the ranking prefers.
  */
+
+import { type Clock, systemClock } from './clock.js';
 import type { EmitEvent } from './emit-event.js';
-import { systemClock, type Clock } from './clock.js';
 
 export type ChangeKind = 'deployment' | 'config_change' | 'dependency_state' | 'circuit_breaker' | 'remediation';
 
@@ -78,10 +79,18 @@ export function recordingStateChanges(emit: EmitEvent, changes: ChangeTracker): 
     if (name === 'svc.dependency.state_change') {
       const dependency = String(body.dependency);
       const rate = typeof body.error_rate === 'number' ? `, ${(body.error_rate * 100).toFixed(1)}% errors` : '';
-      changes.record('dependency_state', `dependency ${dependency} ${String(body.previous_state)} -> ${String(body.current_state)}${rate}`, { state: String(body.current_state) }, undefined, { dependency });
+      changes.record('dependency_state', `dependency ${dependency} ${String(body.previous_state)} -> ${String(body.current_state)}${rate}`, { state: String(body.current_state) }, undefined, {
+        dependency,
+      });
     } else if (name === 'svc.circuit_breaker.state_change') {
       const dependency = String(body.dependency);
-      changes.record('circuit_breaker', `circuit breaker ${String(body.name)} (${dependency}) ${String(body.previous_state)} -> ${String(body.new_state)}`, { state: String(body.new_state), breaker: String(body.name) }, undefined, { dependency });
+      changes.record(
+        'circuit_breaker',
+        `circuit breaker ${String(body.name)} (${dependency}) ${String(body.previous_state)} -> ${String(body.new_state)}`,
+        { state: String(body.new_state), breaker: String(body.name) },
+        undefined,
+        { dependency },
+      );
     }
     emit(name, severity, body);
   };

@@ -15,9 +15,10 @@
  *
  * Defaults: degraded at 10 % errors, unhealthy at 50 %, over 60 s, at least 5 calls.
  */
-import type { EmitEvent } from './emit-event.js';
+
 import { BoundedMap } from './bounded-map.js';
-import { systemClock, type Clock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
+import type { EmitEvent } from './emit-event.js';
 
 export type DependencyState = 'healthy' | 'degraded' | 'unhealthy';
 

@@ -18,23 +18,23 @@ import type { Attributes } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/sdk-trace';
 import { ANOMALY, BASELINE, SLO } from '../attribute-names.js';
 import type { Criticality } from '../enums.js';
-import type { EmitEvent } from './emit-event.js';
 import { reportError } from '../report-error.js';
 import { AnomalyDetector, type AnomalyRun } from './anomaly-detector.js';
-import { CompositeBaselineProvider, StaticBaselineProvider, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
+import { type Baseline, type BaselineProvider, type BaselineSnapshot, CompositeBaselineProvider, StaticBaselineProvider } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { ChangeTracker, recordingStateChanges } from './change-tracker.js';
-import { ErrorCategories, errorCategoryOf } from './error-categories.js';
 import { CircuitBreakers } from './circuit-breakers.js';
-import { SpanClock, systemClock, type Clock } from './clock.js';
+import { type Clock, SpanClock, systemClock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
+import type { EmitEvent } from './emit-event.js';
+import { ErrorCategories, errorCategoryOf } from './error-categories.js';
 import { HealthAggregator, type HealthSummary } from './health-aggregator.js';
 import { logLatency } from './log-latency.js';
 import type { MinuteHistory } from './minute-history.js';
-import { PATTERN_DESCRIPTIONS, PatternMatcher, type ColdStart, type IncidentPattern, type OperationWindow } from './pattern-matcher.js';
+import { type ColdStart, type IncidentPattern, type OperationWindow, PATTERN_DESCRIPTIONS, PatternMatcher } from './pattern-matcher.js';
 import { RollingBaselineProvider } from './rolling-baseline-provider.js';
 import type { RollingWindow } from './rolling-window.js';
-import { SloTracker, type SloAlert } from './slo-tracker.js';
+import { type SloAlert, SloTracker } from './slo-tracker.js';
 
 export interface EngineOptions {
   readonly clock?: Clock;
@@ -166,7 +166,9 @@ export class Engine {
     const chain = this.baselineSource === 'rolling' ? [this.rollingBaselines, this.staticBaselines] : [this.staticBaselines, this.rollingBaselines];
     // No default baseline at the end: an operation nobody configured is learning until its rolling baseline forms.
     this.baselines = new CompositeBaselineProvider(chain);
-    this.patternMatcher = options.patternMatcher ?? new PatternMatcher(undefined, undefined, undefined, { clock: this.clock, staticBaselines: this.staticBaselines, maxOperations, coldStartLimitOf: options.coldStartLimitOf });
+    this.patternMatcher =
+      options.patternMatcher ??
+      new PatternMatcher(undefined, undefined, undefined, { clock: this.clock, staticBaselines: this.staticBaselines, maxOperations, coldStartLimitOf: options.coldStartLimitOf });
     this.sloTracker = options.sloTracker ?? new SloTracker(this.clock);
     this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock, emit: this.emit, onRecovery: () => this.patternMatcher.recordRecovery() });
     this.circuitBreakers = options.circuitBreakers ?? new CircuitBreakers(this.emit, () => this.clock.now());
@@ -193,15 +195,18 @@ export class Engine {
       maxOperations,
     });
     this.errorCategories = new ErrorCategories(maxOperations);
-    this.operations = new BoundedMap(maxOperations, (operation): OperationState => ({
-      window: this.rollingBaselines.windowFor(operation),
-      run: this.anomalyEnabled ? this.anomalyDetector.runFor(operation) : undefined,
-      recent: this.anomalyEnabled ? this.patternMatcher.recentFor(operation) : undefined,
-      history: this.health.historyFor(operation),
-      snapshot: undefined,
-      snapshotSecond: -1,
-      attributes: undefined,
-    }));
+    this.operations = new BoundedMap(
+      maxOperations,
+      (operation): OperationState => ({
+        window: this.rollingBaselines.windowFor(operation),
+        run: this.anomalyEnabled ? this.anomalyDetector.runFor(operation) : undefined,
+        recent: this.anomalyEnabled ? this.patternMatcher.recentFor(operation) : undefined,
+        history: this.health.historyFor(operation),
+        snapshot: undefined,
+        snapshotSecond: -1,
+        attributes: undefined,
+      }),
+    );
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
   }
 
@@ -309,13 +314,16 @@ export class Engine {
    * pages freed by the garbage collector and grows with code and allocator fragmentation.
    */
   startHeapSampling(intervalMs: number, memoryUsed: () => number = processMemoryUsed): () => void {
-    const timer = setInterval(() => {
-      try {
-        this.patternMatcher.recordMemorySample(memoryUsed());
-      } catch (error) {
-        reportError('heap sampling', error);
-      }
-    }, Math.max(1000, intervalMs));
+    const timer = setInterval(
+      () => {
+        try {
+          this.patternMatcher.recordMemorySample(memoryUsed());
+        } catch (error) {
+          reportError('heap sampling', error);
+        }
+      },
+      Math.max(1000, intervalMs),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }

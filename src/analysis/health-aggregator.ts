@@ -25,7 +25,7 @@ import type { Criticality } from '../enums.js';
 import type { Baseline, BaselineProvider } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import type { CircuitBreakers } from './circuit-breakers.js';
-import { systemClock, type Clock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import { DependencyHealth, type DependencyState } from './dependency-health.js';
 import { MinuteHistory, type MinuteStats } from './minute-history.js';
 import type { RollingBaselineProvider } from './rolling-baseline-provider.js';

@@ -14,18 +14,18 @@
  */
 import type { BaselineProvider, BaselineSnapshot } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
-import { systemClock, type Clock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import { logLatency } from './log-latency.js';
 import { CascadeFailureDetector } from './patterns/cascade-failure.js';
-import { ColdStartDetector, type ColdStart } from './patterns/cold-start.js';
+import { type ColdStart, ColdStartDetector } from './patterns/cold-start.js';
 import { ErrorRateSpikeDetector } from './patterns/error-rate-spike.js';
 import { LatencyDegradationDetector } from './patterns/latency-degradation.js';
 import { MemoryLeakDetector, type MemoryTrend } from './patterns/memory-leak.js';
 import { OperationWindow, type WindowReference, type WindowRules, type WindowThresholds } from './patterns/operation-window.js';
-import { INCIDENT_PATTERNS, PATTERN_DESCRIPTIONS, type IncidentPattern, type PatternContext, type PatternDetector } from './patterns/pattern-detector.js';
+import { INCIDENT_PATTERNS, type IncidentPattern, PATTERN_DESCRIPTIONS, type PatternContext, type PatternDetector } from './patterns/pattern-detector.js';
 import { ThunderingHerdDetector } from './patterns/thundering-herd.js';
 
-export { INCIDENT_PATTERNS, OperationWindow, PATTERN_DESCRIPTIONS, type ColdStart, type IncidentPattern, type MemoryTrend, type PatternDetector };
+export { type ColdStart, INCIDENT_PATTERNS, type IncidentPattern, type MemoryTrend, OperationWindow, PATTERN_DESCRIPTIONS, type PatternDetector };
 
 export interface PatternThresholds {
   /** The detection window of latency_degradation, error_rate_spike and memory_leak's slowness (6 buckets). */
@@ -124,12 +124,30 @@ export class PatternMatcher {
       referenceMs: t.referenceMs,
       learnFromMs: processStartMs + t.coldStartWindowMs,
     };
-    this.windowThresholds = { degradationFactor: latencyDegradationFactor, slowFactor: t.memoryLeakLatencyFactor, minLatencyDeviationMs: t.minLatencyDeviationMs, errorRateExcess: errorRateSpikeThreshold };
+    this.windowThresholds = {
+      degradationFactor: latencyDegradationFactor,
+      slowFactor: t.memoryLeakLatencyFactor,
+      minLatencyDeviationMs: t.minLatencyDeviationMs,
+      errorRateExcess: errorRateSpikeThreshold,
+    };
     this.operations = new BoundedMap(options.maxOperations ?? 1000, () => new OperationWindow(rules));
     this.cascade = new CascadeFailureDetector({ dependencyCount: cascadeDependencyCount, windowMs: t.cascadeWindowMs, maxDependencies: options.maxDependencies ?? 200 });
-    this.memoryLeak = new MemoryLeakDetector({ slotMs: t.memorySlotMs, slots: MEMORY_SLOTS, minSlots: t.memoryLeakMinSlots, slopeBytesPerMinute: t.memoryLeakSlopeBytesPerMinute, minR2: t.memoryLeakMinR2 });
+    this.memoryLeak = new MemoryLeakDetector({
+      slotMs: t.memorySlotMs,
+      slots: MEMORY_SLOTS,
+      minSlots: t.memoryLeakMinSlots,
+      slopeBytesPerMinute: t.memoryLeakSlopeBytesPerMinute,
+      minR2: t.memoryLeakMinR2,
+    });
     this.herd = new ThunderingHerdDetector({ windowMs: t.herdWindowMs, recentMs: t.herdRecentMs, rateMultiplier: t.herdRateMultiplier, minRequests: t.herdMinRequests });
-    this.coldStart = new ColdStartDetector({ processStartMs, windowMs: t.coldStartWindowMs, factor: t.coldStartFactor, latencyMs: t.coldStartLatencyMs, minLatencyDeviationMs: t.minLatencyDeviationMs, limitOf: options.coldStartLimitOf });
+    this.coldStart = new ColdStartDetector({
+      processStartMs,
+      windowMs: t.coldStartWindowMs,
+      factor: t.coldStartFactor,
+      latencyMs: t.coldStartLatencyMs,
+      minLatencyDeviationMs: t.minLatencyDeviationMs,
+      limitOf: options.coldStartLimitOf,
+    });
     this.detectors = [this.cascade, this.memoryLeak, this.herd, this.coldStart, new ErrorRateSpikeDetector(options.watchesErrorRate), new LatencyDegradationDetector()];
     this.context = { operation: '', window: undefined as unknown as OperationWindow, latencyMs: 0, isError: false, nowMs: 0, cold: false };
   }
@@ -179,7 +197,14 @@ export class PatternMatcher {
   }
 
   /** `detectPatterns` with the operation's `recentFor(operation)` at hand; `log` is `logLatency(latencyMs)`, for callers that have it already. */
-  detectPatternsWith(window: OperationWindow | undefined, operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined, log = logLatency(latencyMs)): readonly IncidentPattern[] {
+  detectPatternsWith(
+    window: OperationWindow | undefined,
+    operation: string,
+    latencyMs: number,
+    isError: boolean,
+    snapshot: BaselineSnapshot | undefined,
+    log = logLatency(latencyMs),
+  ): readonly IncidentPattern[] {
     const now = this.clock.now();
     this.herd.rate.add(now);
     if (!window) return NO_PATTERNS;

@@ -2,7 +2,7 @@
  * Rolling baselines from live traffic: a window of the last `windowSize` observations per
  * operation; a snapshot exists once `minSamples` were recorded.
  */
-import { confidenceOf, type Baseline, type BaselineProvider, type BaselineSnapshot } from './baseline.js';
+import { type Baseline, type BaselineProvider, type BaselineSnapshot, confidenceOf } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { RollingWindow } from './rolling-window.js';
 

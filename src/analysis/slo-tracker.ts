@@ -30,7 +30,7 @@
  * window, and rings for the 5 m, 30 m, 1 h and 6 h burn windows, so recording, checking the tiers
  * and reading a budget are O(1); an SLO holds about 30 KB whatever its traffic.
  */
-import { systemClock, type Clock } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import { TimeRing } from './time-ring.js';
 
 export type SloType = 'AVAILABILITY' | 'LATENCY_P99';
@@ -245,8 +245,10 @@ export class SloTracker {
 
   register(definition: SloDefinition): void {
     if (!(definition.target > 0 && definition.target < 1)) throw new RangeError(`SLO ${definition.name}: target must be a fraction between 0 and 1 (exclusive), got ${definition.target}`);
-    if (definition.type === 'LATENCY_P99' && !(definition.latencyThresholdMs! > 0)) throw new RangeError(`SLO ${definition.name}: LATENCY_P99 needs a latency threshold (latency-threshold or the operation's expected-latency-p99)`);
-    if (definition.minEvents !== undefined && !(Number.isInteger(definition.minEvents) && definition.minEvents >= 1)) throw new RangeError(`SLO ${definition.name}: minEvents must be a whole number of at least 1, got ${definition.minEvents}`);
+    if (definition.type === 'LATENCY_P99' && !(definition.latencyThresholdMs! > 0))
+      throw new RangeError(`SLO ${definition.name}: LATENCY_P99 needs a latency threshold (latency-threshold or the operation's expected-latency-p99)`);
+    if (definition.minEvents !== undefined && !(Number.isInteger(definition.minEvents) && definition.minEvents >= 1))
+      throw new RangeError(`SLO ${definition.name}: minEvents must be a whole number of at least 1, got ${definition.minEvents}`);
     const windowMs = definition.windowMs ?? DEFAULT_SLO_WINDOW_MS;
     const tracked = new TrackedSlo({ ...definition, windowMs, minEvents: definition.minEvents ?? DEFAULT_SLO_MIN_EVENTS }, this.clock.now());
     this.slos.set(definition.name, tracked);
@@ -353,13 +355,7 @@ export class SloTracker {
     const budgetRemaining = slo.budgetRemaining(now);
     const total = slo.window.total(now, TOTAL);
     const bad = slo.window.total(now, BAD);
-    const compliance: SloCompliance = !sufficient
-      ? 'INSUFFICIENT_DATA'
-      : budgetRemaining <= 0
-        ? 'VIOLATED'
-        : budgetRemaining <= 0.5 || fastBurn || slowBurn
-          ? 'AT_RISK'
-          : 'HEALTHY';
+    const compliance: SloCompliance = !sufficient ? 'INSUFFICIENT_DATA' : budgetRemaining <= 0 ? 'VIOLATED' : budgetRemaining <= 0.5 || fastBurn || slowBurn ? 'AT_RISK' : 'HEALTHY';
     return {
       name: definition.name,
       operationName: definition.operationName,

@@ -6,10 +6,10 @@
  */
 import { formatProblem } from '../config/config-source.js';
 import { loadConfig } from '../config/load-config.js';
+import { isSecretPath } from '../config/schema.js';
 import { agentStateCeiling, ceilingLimitsFromConfig } from '../mcp/agent-state-ceiling.js';
 import { formatBytes } from '../memory-size.js';
 import { printable, printableValue } from '../printable.js';
-import { isSecretPath } from '../config/schema.js';
 
 export const USAGE = `usage: svc check [--config FILE] [-Dsvc.<key>=<value> ...]
 

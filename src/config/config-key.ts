@@ -2,9 +2,10 @@
  * Concrete configuration keys (`operations.[GET /orders/{id}].retryable`, `dependencies[0].name`)
  * and their match against the schema's key paths (`operations.*.retryable`, `dependencies[].name`).
  */
-import { didYouMean } from './did-you-mean.js';
+
 import { printableValue } from '../printable.js';
-import { SCHEMA, type KeySpec } from './schema.js';
+import { didYouMean } from './did-you-mean.js';
+import { type KeySpec, SCHEMA } from './schema.js';
 
 /** One step of a concrete key: a literal or user-chosen name, or a list index. */
 export type Segment = string | number;

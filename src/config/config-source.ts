@@ -1,6 +1,7 @@
 /** Where a configuration value came from, and the problems found while reading the sources. */
-import type { Segment } from './config-key.js';
+
 import { printable } from '../printable.js';
+import type { Segment } from './config-key.js';
 
 /** Highest precedence first: properties > env > file > decorator > profile > default. */
 export type SourceKind = 'property' | 'env' | 'file' | 'decorator' | 'profile' | 'default';

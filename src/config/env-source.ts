@@ -1,6 +1,7 @@
 /** `SVC_*` environment variables, one per scalar key of the schema (rule 4). */
-import { didYouMean } from './did-you-mean.js';
+
 import type { ConfigProblem, RawEntry } from './config-source.js';
+import { didYouMean } from './did-you-mean.js';
 import { envName, isScalarKey, SCHEMA } from './schema.js';
 
 const BY_ENV_NAME = new Map(SCHEMA.filter(isScalarKey).map((spec) => [envName(spec.path), spec]));

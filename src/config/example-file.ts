@@ -4,7 +4,7 @@
  * `node dist/config/example-file.js > svc.yml.example` regenerates it.
  */
 import { fileURLToPath } from 'node:url';
-import { SCHEMA, envName, isScalarKey, type KeySpec } from './schema.js';
+import { envName, isScalarKey, type KeySpec, SCHEMA } from './schema.js';
 
 /** Names used for the user-named entries, and values for keys that have no default. */
 const EXAMPLE_NAMES: Record<string, string> = {

@@ -4,8 +4,8 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { SchemaCursor, UnknownKeyError, type Segment } from './config-key.js';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { SchemaCursor, type Segment, UnknownKeyError } from './config-key.js';
 import type { ConfigProblem, RawEntry } from './config-source.js';
 
 /**
@@ -74,8 +74,7 @@ export function parseConfigText(text: string, shown: string): FileRead {
   const lineCounter = new LineCounter();
   // prettyErrors formats every error with its line, quadratic on a long broken line (an OOM abort at 1 MB of "{").
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
-  const where = (node: Node | null | undefined): string =>
-    node?.range ? `${shown}:${lineCounter.linePos(node.range[0]).line}` : shown;
+  const where = (node: Node | null | undefined): string => (node?.range ? `${shown}:${lineCounter.linePos(node.range[0]).line}` : shown);
 
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;

@@ -54,10 +54,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const configFile = named ? (isAbsolute(named) ? named : resolve(cwd, named)) : resolve(cwd, 'svc.yml');
   const fromFile = readConfigFile(configFile, named !== undefined, cwd);
 
-  const config = new ResolvedConfig(
-    [properties, fromEnv.entries, fromFile.entries],
-    [...fromArgs.problems, ...problems, ...fromEnv.problems, ...fromFile.problems],
-  );
+  const config = new ResolvedConfig([properties, fromEnv.entries, fromFile.entries], [...fromArgs.problems, ...problems, ...fromEnv.problems, ...fromFile.problems]);
   return { config, consumedArgs: fromArgs.consumed, configFile };
 }
 

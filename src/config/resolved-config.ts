@@ -5,10 +5,10 @@
  * beyond their `limits.*` cap are dropped before anything counts them, and the rules between
  * keys (cross-key-rules.ts) are applied last.
  */
-import { formatKey, specOf, UnknownKeyError, type Segment } from './config-key.js';
-import { DEFAULT_SOURCE, type ConfigProblem, type RawEntry, type Source } from './config-source.js';
+import { formatKey, type Segment, specOf, UnknownKeyError } from './config-key.js';
+import { type ConfigProblem, DEFAULT_SOURCE, type RawEntry, type Source } from './config-source.js';
 import { crossKeyCorrections } from './cross-key-rules.js';
-import { isSecretPath, SCHEMA, type KeySpec } from './schema.js';
+import { isSecretPath, type KeySpec, SCHEMA } from './schema.js';
 import { TEXT_CHARS, ValueError } from './value-types.js';
 
 export interface ResolvedValue<T = unknown> {
@@ -118,7 +118,10 @@ export class ResolvedConfig {
   }
 
   private applyCrossKeyRules(): void {
-    for (const { path, value, message } of crossKeyCorrections((path) => this.get<number>(path), (path) => defaultOf(path) as number)) {
+    for (const { path, value, message } of crossKeyCorrections(
+      (path) => this.get<number>(path),
+      (path) => defaultOf(path) as number,
+    )) {
       const { source } = this.resolved(path);
       this.values.set(path, { key: path, value, source });
       this.rejected.add(path);

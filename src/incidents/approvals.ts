@@ -80,7 +80,8 @@ export class Approvals {
   /** Uses an approval for `action` by the credential that requested it; it cannot be used again. */
   use(id: string, action: string, caller: CallerIdentity): ApprovalRequest {
     const request = this.find(id);
-    if (request.action !== action || request.credential !== caller.credential) throw new ApprovalError(`approval ${id} is for another action or caller; execute ${action} without approved_by to request an approval of its own`);
+    if (request.action !== action || request.credential !== caller.credential)
+      throw new ApprovalError(`approval ${id} is for another action or caller; execute ${action} without approved_by to request an approval of its own`);
     if (request.approvedBy === undefined) throw new ApprovalError(`approval request ${id} is not approved yet: an approver must execute "${APPROVE_PREFIX}${id}" with their own credential`);
     this.requests.delete(id);
     return request;
@@ -98,7 +99,8 @@ export class Approvals {
     // The id is not echoed: it may be a name typed where an approval id belongs.
     const evicted = this.evicted ? ` (${this.evicted} requests were dropped so far: a credential keeps at most ${this.maxPerCredential} open)` : '';
     const valid = this.ttlMs >= 60_000 ? `${Math.round(this.ttlMs / 60_000)} min` : `${Math.round(this.ttlMs / 1000)} s`;
-    if (!request) throw new ApprovalError(`approved_by names no open approval: approvals are APR-... ids, valid for ${valid} and used once${evicted}; execute the action without approved_by to request a new one`);
+    if (!request)
+      throw new ApprovalError(`approved_by names no open approval: approvals are APR-... ids, valid for ${valid} and used once${evicted}; execute the action without approved_by to request a new one`);
     return request;
   }
 

@@ -54,7 +54,10 @@ const RECOVERED = new Set(['healthy', 'closed', 'half_open']);
  */
 export function rankedCause(changes: ChangeTracker, episode: { operation: string; startedAt: number; onsets?: ReadonlyMap<string, number> }, options: CauseOptions): RankedCause | undefined {
   const { operation, startedAt } = episode;
-  const anchors: [number, string][] = [[startedAt, 'the episode began'], ...[...(episode.onsets ?? [])].filter(([, at]) => at > startedAt).map(([pattern, at]): [number, string] => [at, `${pattern} began`])];
+  const anchors: [number, string][] = [
+    [startedAt, 'the episode began'],
+    ...[...(episode.onsets ?? [])].filter(([, at]) => at > startedAt).map(([pattern, at]): [number, string] => [at, `${pattern} began`]),
+  ];
   anchors.sort((a, b) => a[0] - b[0]);
   const last = anchors.at(-1)![0];
   const all = changes.between(startedAt - options.windowMs, last + options.lateMs);
@@ -71,10 +74,18 @@ export function rankedCause(changes: ChangeTracker, episode: { operation: string
   }
   if (!best) return undefined;
   const reason = `${timing(best.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(best.change, best.tier, operation)}`;
-  const origin = originOf(best.change, all.filter((c) => c.timestamp <= last), operation, dependencies);
+  const origin = originOf(
+    best.change,
+    all.filter((c) => c.timestamp <= last),
+    operation,
+    dependencies,
+  );
   if (!origin) return { change: best.change, reason };
   const effect = `${origin.effect} ${duration(best.change.timestamp - origin.change.timestamp)} after it`;
-  return { change: origin.change, reason: `${timing(origin.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(origin.change, tierOf(origin.change, operation, dependencies), operation)}; ${effect}` };
+  return {
+    change: origin.change,
+    reason: `${timing(origin.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(origin.change, tierOf(origin.change, operation, dependencies), operation)}; ${effect}`,
+  };
 }
 
 /** The deployment or configuration change (before the episode) a dependency or breaker failure followed within CHAIN_MS, if any. */

@@ -20,10 +20,10 @@
 import type { Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import { PATTERN_DESCRIPTIONS } from '../analysis/pattern-matcher.js';
-import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { blocks, fields, isoTime, ms, percent, section, withBaseline } from '../mcp/text-layout.js';
+import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import type { Incident, IncidentTracker } from './incident-tracker.js';
-import type { RemediationAction, Remediation } from './remediation.js';
+import type { Remediation, RemediationAction } from './remediation.js';
 
 export type ActionPriority = 'HIGH' | 'MEDIUM';
 

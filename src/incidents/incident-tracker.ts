@@ -25,7 +25,7 @@ import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import type { SloAlert } from '../analysis/slo-tracker.js';
 import type { Tier } from '../enums.js';
 import { IdSequence } from './id-sequence.js';
-import { CAUSE_DEFAULTS, rankedCause, type RankedCause } from './incident-cause.js';
+import { CAUSE_DEFAULTS, type RankedCause, rankedCause } from './incident-cause.js';
 
 export const INCIDENT_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
@@ -179,11 +179,15 @@ export class IncidentTracker {
   /** The probable cause of the incident's episode and why it was chosen (ranking in incident-cause.ts). */
   probableCause(incident: Incident): RankedCause | undefined {
     const engine = this.engine;
-    return rankedCause(engine.changes, { operation: incident.operation, startedAt: incident.openedAt, onsets: incident.patternOnsets }, {
-      windowMs: this.changeWindowMs,
-      lateMs: CAUSE_DEFAULTS.lateMs,
-      dependencies: () => [...engine.dependencyHealth.statuses().map((d) => d.name), ...engine.circuitBreakers.statuses().map((b) => b.dependency)],
-    });
+    return rankedCause(
+      engine.changes,
+      { operation: incident.operation, startedAt: incident.openedAt, onsets: incident.patternOnsets },
+      {
+        windowMs: this.changeWindowMs,
+        lateMs: CAUSE_DEFAULTS.lateMs,
+        dependencies: () => [...engine.dependencyHealth.statuses().map((d) => d.name), ...engine.circuitBreakers.statuses().map((b) => b.dependency)],
+      },
+    );
   }
 
   private causeOf(incident: Incident): string {

@@ -9,8 +9,9 @@
  * `throughput.rpm` and `trend.latency_p50` (get_trend_analysis), `error_analysis.*`
  * (get_error_analysis), `deployment.age_minutes` (WHAT CHANGED), `heap.slope_mb_per_minute`.
  */
-import { didYouMean } from '../config/did-you-mean.js';
+
 import { INCIDENT_PATTERNS, type IncidentPattern } from '../analysis/pattern-matcher.js';
+import { didYouMean } from '../config/did-you-mean.js';
 import { blocks, fields, section } from '../mcp/text-layout.js';
 import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
 
@@ -70,7 +71,13 @@ const GENERIC = playbook(
     check(1, 'Confirm the operation still deviates from its baseline in errors or latency', 'operation.error_rate > 2 * baseline.error_rate || operation.p50_ms > 2 * baseline.p50_ms', 2, 'END'),
     decision(2, 'Does the operation declare a fallback?', 'operation.fallback_description != ""', 3, 5),
     action(3, 'Serve the fallback while the cause is unknown', 'enable_fallback', 4, 5),
-    check(4, 'After the verification delay, confirm errors and latency are back near baseline', 'operation.error_rate <= 1.5 * baseline.error_rate && operation.p50_ms <= 1.5 * baseline.p50_ms', 'END', 5),
+    check(
+      4,
+      'After the verification delay, confirm errors and latency are back near baseline',
+      'operation.error_rate <= 1.5 * baseline.error_rate && operation.p50_ms <= 1.5 * baseline.p50_ms',
+      'END',
+      5,
+    ),
     action(5, 'Escalate with the incident context and recent changes: no built-in remedy applies', 'escalate', 'END', 'END'),
   ],
 );
@@ -109,12 +116,24 @@ export const PLAYBOOKS: readonly Playbook[] = Object.freeze([
     'Absorb the request spike after a recovery: shield the recovering dependency, serve the fallback until the rate is back to usual',
     ['thundering_herd'],
     [
-      check(1, 'Confirm the spike is still on and hurting: several times the usual rate with errors above baseline', 'throughput.rpm > 3 * baseline.throughput_rpm && operation.error_rate > 2 * baseline.error_rate', 2, 'END'),
+      check(
+        1,
+        'Confirm the spike is still on and hurting: several times the usual rate with errors above baseline',
+        'throughput.rpm > 3 * baseline.throughput_rpm && operation.error_rate > 2 * baseline.error_rate',
+        2,
+        'END',
+      ),
       decision(2, 'Is the dependency that just recovered failing again behind a circuit breaker?', 'dependency.state != "healthy" && dependency.circuit_breaker == true', 3, 4),
       action(3, 'Reopen its breaker so it can recover; half-open probes then let traffic back in gradually', 'open_circuit_breaker', 4, 4),
       decision(4, 'Does the operation declare a fallback?', 'operation.fallback_description != ""', 5, 8),
       action(5, 'Serve the fallback while the spike lasts', 'enable_fallback', 6, 8),
-      check(6, 'Once the rate is back to its usual level, confirm the error rate is near baseline', 'throughput.rpm <= 1.5 * baseline.throughput_rpm && operation.error_rate <= 1.5 * baseline.error_rate', 7, 8),
+      check(
+        6,
+        'Once the rate is back to its usual level, confirm the error rate is near baseline',
+        'throughput.rpm <= 1.5 * baseline.throughput_rpm && operation.error_rate <= 1.5 * baseline.error_rate',
+        7,
+        8,
+      ),
       action(7, 'Turn the fallback off again now that the spike has passed', 'disable_fallback', 'END', 8),
       action(8, 'Escalate with the request rate, the dependency states and the actions taken', 'escalate', 'END', 'END'),
     ],
@@ -160,7 +179,13 @@ export const PLAYBOOKS: readonly Playbook[] = Object.freeze([
       action(4, 'Serve the fallback to bypass the slow dependency', 'enable_fallback', 5, 8),
       check(5, 'After the verification delay, confirm latency is back near baseline', 'operation.p50_ms <= 1.5 * baseline.p50_ms', 'END', 8),
       // A recent deploy that moved latency to a new flat level without errors is a new normal, not an incident.
-      decision(6, 'Did a deployment in the last 30 minutes move latency to a new, stable level without more errors?', 'deployment.age_minutes < 30 && trend.latency_p50 == "STABLE" && operation.error_rate <= baseline.error_rate', 7, 8),
+      decision(
+        6,
+        'Did a deployment in the last 30 minutes move latency to a new, stable level without more errors?',
+        'deployment.age_minutes < 30 && trend.latency_p50 == "STABLE" && operation.error_rate <= baseline.error_rate',
+        7,
+        8,
+      ),
       action(7, 'Reset the baseline so the new latency becomes the reference', 'reset_baseline', 'END', 8),
       action(8, 'Escalate with the latency trend, the dependency states and recent changes', 'escalate', 'END', 'END'),
     ],

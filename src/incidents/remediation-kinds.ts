@@ -9,7 +9,7 @@ export const BUILT_IN_ACTIONS = {
   open_circuit_breaker: { description: 'Open the circuit breaker of a dependency: calls fail fast instead of waiting on it', requiresApproval: true, destructive: true },
   close_circuit_breaker: { description: 'Close the circuit breaker of a dependency: calls go through again', requiresApproval: false, destructive: false },
   reset_baseline: { description: "Forget the operation's rolling baseline after an intended change of behaviour", requiresApproval: true, destructive: true },
-  escalate: { description: 'Escalate to the on-call channel at the operation\'s escalation level; recorded in the incident and audit trail', requiresApproval: false, destructive: false },
+  escalate: { description: "Escalate to the on-call channel at the operation's escalation level; recorded in the incident and audit trail", requiresApproval: false, destructive: false },
 } as const;
 
 export type BuiltInActionKind = keyof typeof BUILT_IN_ACTIONS;

@@ -129,13 +129,16 @@ export class Remediation {
     const kind = separator > 0 ? name.slice(0, separator) : name;
     if (Object.hasOwn(BUILT_IN_ACTIONS, kind) && separator > 0) {
       const target = name.slice(separator + 1);
-      if (OPERATION_KINDS.has(kind) && !this.knownOperation(target)) throw new RemediationRefused(`unknown operation "${printable(target, 100)}"; list_remediation_actions names the actions of known operations`);
+      if (OPERATION_KINDS.has(kind) && !this.knownOperation(target))
+        throw new RemediationRefused(`unknown operation "${printable(target, 100)}"; list_remediation_actions names the actions of known operations`);
       return { kind: kind as BuiltInActionKind, target: name.slice(separator + 1), requiresApproval: BUILT_IN_ACTIONS[kind as BuiltInActionKind].requiresApproval };
     }
     const custom = this.custom.get(name);
     if (!custom) {
       const known = [...Object.keys(BUILT_IN_ACTIONS).map((k) => `${k}:<target>`), `${APPROVE_PREFIX}<approval id>`, ...this.custom.keys()];
-      throw new RemediationRefused(`unknown action "${printable(name, 100)}"; call list_remediation_actions for an operation to get action names (known forms: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ` and ${known.length - 12} more` : ''})`);
+      throw new RemediationRefused(
+        `unknown action "${printable(name, 100)}"; call list_remediation_actions for an operation to get action names (known forms: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ` and ${known.length - 12} more` : ''})`,
+      );
     }
     return { kind: 'custom', target: undefined, requiresApproval: custom.requiresApproval ?? false };
   }

@@ -81,10 +81,14 @@ export class SessionStore {
   add(id: string, entry: Omit<SessionEntry, 'time'>): SessionEntry | undefined {
     const found = this.sessions.get(id);
     if (!found) return undefined;
-    if (found.entries.length >= this.limits.maxEntries) throw new SessionFullError(`session ${id} holds the maximum of ${this.limits.maxEntries} entries (svc.limits.max-session-entries); create a new session for the incident`);
+    if (found.entries.length >= this.limits.maxEntries)
+      throw new SessionFullError(`session ${id} holds the maximum of ${this.limits.maxEntries} entries (svc.limits.max-session-entries); create a new session for the incident`);
     const bytes = recordBytes(entry.type, entry.agentName, entry.role, entry.content);
     if (found.bytes + bytes <= this.limits.maxBytes) this.makeRoom(bytes, this.limits.maxSessions, id);
-    if (this.bytes + bytes > this.limits.maxBytes) throw new SessionFullError(`session ${id} holds ${found.bytes} bytes and the next entry does not fit in svc.limits.max-session-bytes (${this.limits.maxBytes}); create a new session for the incident`);
+    if (this.bytes + bytes > this.limits.maxBytes)
+      throw new SessionFullError(
+        `session ${id} holds ${found.bytes} bytes and the next entry does not fit in svc.limits.max-session-bytes (${this.limits.maxBytes}); create a new session for the incident`,
+      );
     const full = Object.freeze({ ...entry, time: this.clock.now() });
     found.entries.push(full);
     found.bytes += bytes;

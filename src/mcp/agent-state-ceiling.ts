@@ -9,8 +9,8 @@
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { MAX_REQUESTS_PER_CREDENTIAL } from '../incidents/approvals.js';
 import { MAX_DETAIL_LENGTH } from '../incidents/audit-trail.js';
-import { formatBytes, recordBytes } from '../memory-size.js';
 import { MAX_PENDING, SAMPLES_SINCE } from '../incidents/verification.js';
+import { formatBytes, recordBytes } from '../memory-size.js';
 import { MAX_KNOWN_GOOD } from './auth-failure-limiter.js';
 import { INPUT_LIMITS, STORED_AGENT_NAME } from './input-limits.js';
 import { MAX_CALLERS } from './rate-limiter.js';
@@ -49,18 +49,41 @@ export function agentStateCeiling(limits: CeilingLimits): { parts: CeilingPart[]
   const auditEntry = recordBytes(agentName, role, chars(INPUT_LIMITS.actionName), chars(INPUT_LIMITS.reason), chars(INPUT_LIMITS.id), agentName, chars(MAX_DETAIL_LENGTH + 40));
   const change = recordBytes(chars(INPUT_LIMITS.actionName), agentName, role, chars(INPUT_LIMITS.reason), ISO_TIME);
   // An incident names its operation, patterns, SLOs, a cause quoting one change and a resolution naming an action and agent.
-  const incident = recordBytes(chars(INPUT_LIMITS.id), chars(INPUT_LIMITS.operationName), chars(200), chars(INPUT_LIMITS.actionName + INPUT_LIMITS.reason + 200), chars(INPUT_LIMITS.actionName), agentName);
+  const incident = recordBytes(
+    chars(INPUT_LIMITS.id),
+    chars(INPUT_LIMITS.operationName),
+    chars(200),
+    chars(INPUT_LIMITS.actionName + INPUT_LIMITS.reason + 200),
+    chars(INPUT_LIMITS.actionName),
+    agentName,
+  );
   const verification = recordBytes(chars(INPUT_LIMITS.actionName)) + 8 * (4 + 3 * SAMPLES_SINCE);
   const approval = recordBytes(chars(INPUT_LIMITS.id), chars(INPUT_LIMITS.actionName), chars('token:'.length + INPUT_LIMITS.tokenAgent), agentName, chars(INPUT_LIMITS.reason), agentName);
   const parts: CeilingPart[] = [
     { name: 'shared sessions', bytes: limits.maxSessionBytes, rule: 'limits.max-session-bytes; the oldest sessions are evicted' },
-    { name: 'audit trail', bytes: limits.maxAuditEntries * auditEntry, rule: `${limits.maxAuditEntries} entries (limits.max-audit-entries) of at most ${formatBytes(auditEntry)}; the oldest is evicted` },
+    {
+      name: 'audit trail',
+      bytes: limits.maxAuditEntries * auditEntry,
+      rule: `${limits.maxAuditEntries} entries (limits.max-audit-entries) of at most ${formatBytes(auditEntry)}; the oldest is evicted`,
+    },
     { name: 'change history', bytes: limits.maxChanges * change, rule: `${limits.maxChanges} entries (limits.max-changes) of at most ${formatBytes(change)}; the oldest is evicted` },
-    { name: 'incidents', bytes: (limits.maxIncidents + limits.maxOperations) * incident, rule: `one open per operation (limits.max-operations) and ${limits.maxIncidents} resolved (limits.max-incidents) of at most ${formatBytes(incident)}; the oldest resolved is evicted` },
+    {
+      name: 'incidents',
+      bytes: (limits.maxIncidents + limits.maxOperations) * incident,
+      rule: `one open per operation (limits.max-operations) and ${limits.maxIncidents} resolved (limits.max-incidents) of at most ${formatBytes(incident)}; the oldest resolved is evicted`,
+    },
     { name: 'verification snapshots', bytes: MAX_PENDING * verification, rule: `${MAX_PENDING} pending actions of ${formatBytes(verification)}; the oldest is evicted` },
     { name: 'approval requests', bytes: limits.credentials * limits.approvalsPerCredential * approval, rule: `${limits.approvalsPerCredential} per credential; a credential's oldest is evicted` },
-    { name: 'MCP sessions', bytes: limits.credentials * limits.maxSessionsPerCredential * MCP_SESSION_BYTES, rule: `${limits.maxSessionsPerCredential} per credential (mcp.max-sessions-per-credential) of ${formatBytes(MCP_SESSION_BYTES)}; a credential's least recently used is closed` },
-    { name: 'rate-limit tables', bytes: (2 * MAX_CALLERS + MAX_KNOWN_GOOD) * TABLE_ENTRY_BYTES, rule: `requests and failed authentications, ${MAX_CALLERS} callers each, and ${MAX_KNOWN_GOOD} known addresses; the oldest is evicted` },
+    {
+      name: 'MCP sessions',
+      bytes: limits.credentials * limits.maxSessionsPerCredential * MCP_SESSION_BYTES,
+      rule: `${limits.maxSessionsPerCredential} per credential (mcp.max-sessions-per-credential) of ${formatBytes(MCP_SESSION_BYTES)}; a credential's least recently used is closed`,
+    },
+    {
+      name: 'rate-limit tables',
+      bytes: (2 * MAX_CALLERS + MAX_KNOWN_GOOD) * TABLE_ENTRY_BYTES,
+      rule: `requests and failed authentications, ${MAX_CALLERS} callers each, and ${MAX_KNOWN_GOOD} known addresses; the oldest is evicted`,
+    },
   ];
   return { parts, totalBytes: parts.reduce((sum, part) => sum + part.bytes, 0) };
 }

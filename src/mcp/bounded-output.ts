@@ -16,10 +16,11 @@
  * - Last resort, for every tool result (custom tools too): text beyond the bound is cut with a
  *   marker; structured content beyond it is left out with a note in the text.
  */
+
+import { escapeUnprintable } from '../printable.js';
+import { STORED_AGENT_NAME } from './input-limits.js';
 import { ToolError, type ToolResult } from './tool-definition.js';
 import type { ToolServices } from './tool-services.js';
-import { STORED_AGENT_NAME } from './input-limits.js';
-import { escapeUnprintable } from '../printable.js';
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 8192;
 /** The smallest bound the configuration accepts (svc.mcp.max-output-bytes). */
@@ -242,7 +243,12 @@ export function pageText(
 ): { text: string; plan: PagePlan } {
   const { tool, maxBytes, page, call } = request;
   const overheadOf = (l: TextListing) => l.overhead ?? 3;
-  const fixed = byteLength(render(listings.map(() => []), listings.map(() => ({ range: { start: 0, end: 0 } }))));
+  const fixed = byteLength(
+    render(
+      listings.map(() => []),
+      listings.map(() => ({ range: { start: 0, end: 0 } })),
+    ),
+  );
   const itemSizes = (items: readonly string[], l: TextListing) => items.map((item, n) => Math.max(byteLength(item), l.sizes?.[n] ?? 0) + overheadOf(l));
   const total = (sizes: readonly number[]) => sizes.reduce((sum, s) => sum + s, 0);
 
@@ -256,7 +262,10 @@ export function pageText(
   }
 
   // Room for the markers, measured with the largest numbers they can hold.
-  const most = Math.max(1, listings.reduce((sum, l) => sum + l.items.length, 0));
+  const most = Math.max(
+    1,
+    listings.reduce((sum, l) => sum + l.items.length, 0),
+  );
   const after = listings.reduce((sum, l) => sum + (l.items.length ? byteLength(moreMarker(l.noun, l.kinds ?? new Array<string>(l.items.length).fill(''), call(most))) + overheadOf(l) : 0), 0);
   const before = listings.reduce((sum, l) => sum + (l.items.length ? byteLength(earlierMarker(l.noun, l.items.length, most, most)) + overheadOf(l) : 0), 0);
   const budget = (p: number) => maxBytes - fixed - after - (p > 1 ? before : 0);
@@ -309,7 +318,7 @@ export function cutStrings(value: unknown, maxChars: number): unknown {
 /** Bytes an item takes in a pretty-printed array nested `indent` spaces deep, with its comma and newline. */
 function prettySize(item: unknown, indent: number): number {
   const text = JSON.stringify(item, null, 2) ?? 'null';
-  return byteLength(text) + indent * (text.split('\n').length) + 2;
+  return byteLength(text) + indent * text.split('\n').length + 2;
 }
 
 /**
@@ -324,7 +333,10 @@ export function pageJson(
 ): Record<string, unknown> {
   const { tool, maxBytes, page, call } = request;
   const pretty = (value: unknown) => byteLength(JSON.stringify(value, null, 2));
-  const most = Math.max(1, listings.reduce((sum, l) => sum + l.items.length, 0));
+  const most = Math.max(
+    1,
+    listings.reduce((sum, l) => sum + l.items.length, 0),
+  );
   const pagingOf = (p: number, pages: number, ranges: readonly PageRange[]): JsonPaging => ({
     page: p,
     pages,
@@ -341,7 +353,14 @@ export function pageJson(
     return whole;
   }
   // The rest of the answer, with paging fields holding the largest numbers they can; empty arrays print shorter than full ones.
-  const fixed = pretty(render(listings.map(() => []), { page: most, pages: most, leftOut: Object.fromEntries(listings.map((l) => [l.key, most])), nextPage: String(most) })) + 8 * listings.length;
+  const fixed =
+    pretty(
+      render(
+        listings.map(() => []),
+        { page: most, pages: most, leftOut: Object.fromEntries(listings.map((l) => [l.key, most])), nextPage: String(most) },
+      ),
+    ) +
+    8 * listings.length;
   const budget = maxBytes - fixed;
   const itemMax = Math.max(64, Math.floor(budget / 2));
   const items = listings.map((l) =>

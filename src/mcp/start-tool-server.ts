@@ -44,7 +44,12 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     resolveAfterMs: config.get('incidents.resolve-after'),
     maxHistory: config.get('limits.max-incidents'),
   });
-  const sessions = new SessionStore(engine.clock, { maxSessions: config.get('limits.max-sessions'), maxPerCredential: config.get('limits.max-sessions-per-credential'), maxEntries: config.get('limits.max-session-entries'), maxBytes: config.get('limits.max-session-bytes') });
+  const sessions = new SessionStore(engine.clock, {
+    maxSessions: config.get('limits.max-sessions'),
+    maxPerCredential: config.get('limits.max-sessions-per-credential'),
+    maxEntries: config.get('limits.max-session-entries'),
+    maxBytes: config.get('limits.max-session-bytes'),
+  });
   return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes') };
 }
 

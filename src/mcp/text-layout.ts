@@ -64,7 +64,12 @@ export function headerLine(...parts: readonly string[]): string {
 export function columns(rows: readonly (readonly string[])[], maxWidth = Infinity): string[] {
   const widths: number[] = [];
   for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, cell.length));
-  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join('  ').trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 const DURATION_UNITS: readonly (readonly [string, number])[] = [

@@ -63,7 +63,11 @@ export class ToolError extends Error {}
 export const READ_ONLY = Object.freeze({ readOnlyHint: true, destructiveHint: false });
 
 /** The `operation_name` parameter most tools take. */
-export const OPERATION_NAME: ParameterDefinition = Object.freeze({ type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"', maxLength: INPUT_LIMITS.operationName });
+export const OPERATION_NAME: ParameterDefinition = Object.freeze({
+  type: 'string',
+  description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"',
+  maxLength: INPUT_LIMITS.operationName,
+});
 
 /** The `format` parameter of the tools that can answer in JSON. */
 export const FORMAT: ParameterDefinition = Object.freeze({ type: 'string', description: '`text` (default) or `json` for a structured result', enum: Object.freeze(['text', 'json']) });

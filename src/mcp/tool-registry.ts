@@ -7,7 +7,7 @@
 import { PERMISSIONS, type Permission } from '../enums.js';
 import { printable } from '../printable.js';
 import { INPUT_LIMITS, tooLong } from './input-limits.js';
-import { ToolError, type ParameterDefinition, type ToolDefinition, type ToolResult, type ToolContext } from './tool-definition.js';
+import { type ParameterDefinition, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from './tool-definition.js';
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -37,7 +37,8 @@ export class ToolRegistry {
     for (const [name, parameter] of Object.entries(tool.parameters)) {
       if (parameter.type !== 'string') throw new Error(`tool ${tool.name}: parameter ${name} has type "${parameter.type}"; every tool argument is a string`);
       const max = parameter.maxLength;
-      if (max !== undefined && !(Number.isInteger(max) && max >= 1 && max <= INPUT_LIMITS.argument)) throw new Error(`tool ${tool.name}: parameter ${name} has maxLength ${max}; use an integer from 1 to ${INPUT_LIMITS.argument}`);
+      if (max !== undefined && !(Number.isInteger(max) && max >= 1 && max <= INPUT_LIMITS.argument))
+        throw new Error(`tool ${tool.name}: parameter ${name} has maxLength ${max}; use an integer from 1 to ${INPUT_LIMITS.argument}`);
     }
     for (const name of tool.required) if (!(name in tool.parameters)) throw new Error(`tool ${tool.name}: required parameter ${name} is not among its parameters`);
     this.tools.set(tool.name, tool);
@@ -86,7 +87,8 @@ export function checkArguments(tool: ToolDefinition, args: Readonly<Record<strin
   for (const [name, value] of Object.entries(args ?? {})) {
     const parameter = Object.hasOwn(tool.parameters, name) ? tool.parameters[name] : undefined;
     if (!parameter) throw new ToolError(`unknown argument "${printable(name, 64)}" for ${tool.name}; accepted: ${accepted.length ? accepted.join(', ') : 'no arguments'}`);
-    if (typeof value !== 'string') throw new ToolError(`argument "${name}" of ${tool.name} must be a string (every tool argument is); got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
+    if (typeof value !== 'string')
+      throw new ToolError(`argument "${name}" of ${tool.name} must be a string (every tool argument is); got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
     const tooLongMessage = tooLong(`argument "${name}" of ${tool.name}`, value, parameter.maxLength ?? INPUT_LIMITS.argument);
     if (tooLongMessage) throw new ToolError(tooLongMessage);
     if (parameter.enum && !parameter.enum.includes(value)) throw new ToolError(`argument "${name}" of ${tool.name} must be one of ${parameter.enum.join(', ')}; got "${printable(value, 64)}"`);

@@ -12,21 +12,21 @@
  * into the host.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo, isIP } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { printable } from '../printable.js';
 import { reportError } from '../report-error.js';
 import { runtime } from '../runtime.js';
+import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
-import { printable } from '../printable.js';
-import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { RateLimiter } from './rate-limiter.js';
 import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
-import { ANONYMOUS_CREDENTIAL, ToolError, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
+import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition, ToolError } from './tool-definition.js';
 import { checkArguments, type ToolRegistry } from './tool-registry.js';
 import type { ToolServices } from './tool-services.js';
 
@@ -81,7 +81,9 @@ export class ToolServer {
 
   constructor(private readonly options: ToolServerOptions) {
     if (!isLoopback(options.host) && !options.authenticator.hasTokens) {
-      throw new ToolServerError(`svc.mcp.host is ${options.host}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`);
+      throw new ToolServerError(
+        `svc.mcp.host is ${options.host}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`,
+      );
     }
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
     this.authFailures = new AuthFailureLimiter(options.now);
@@ -172,7 +174,8 @@ export class ToolServer {
     if (!identity) return;
     const anonymous = identity.credential === ANONYMOUS_CREDENTIAL;
     const retryAfterSeconds = this.limiter.take(anonymous ? `anonymous:${req.socket.remoteAddress}` : identity.credential);
-    if (retryAfterSeconds > 0) return this.refuse(res, 429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute exceeded; retry in ${retryAfterSeconds}s`, { 'retry-after': String(retryAfterSeconds) });
+    if (retryAfterSeconds > 0)
+      return this.refuse(res, 429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute exceeded; retry in ${retryAfterSeconds}s`, { 'retry-after': String(retryAfterSeconds) });
     const declared: Declared = { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') };
     let caller: CallerIdentity;
     try {
@@ -309,7 +312,9 @@ export class ToolServer {
       throw error;
     }
     if (!caller.permissions.has(tool.permission)) {
-      return errorResult(`insufficient permission: ${tool.name} needs ${tool.permission}; role "${caller.role}" of ${caller.agentName} grants ${[...caller.permissions].join(', ')}. Use a token whose role grants ${tool.permission}.`);
+      return errorResult(
+        `insufficient permission: ${tool.name} needs ${tool.permission}; role "${caller.role}" of ${caller.agentName} grants ${[...caller.permissions].join(', ')}. Use a token whose role grants ${tool.permission}.`,
+      );
     }
     return this.run(tool, rawArgs, caller);
   }

@@ -3,13 +3,14 @@
  * property where a source (property, env or file) gave it; decorator values fill the rest;
  * defaults last. Decorator values are checked with the same types as configuration.
  */
-import type { Tier } from '../enums.js';
+
 import type { ConfigProblem, Source } from '../config/config-source.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { keySpec } from '../config/schema.js';
 import { ValueError } from '../config/value-types.js';
+import type { Tier } from '../enums.js';
 import type { DecoratorRegistry } from './decorator-registry.js';
-import { TopologyRegistry, type Consumer, type Dependency } from './topology-registry.js';
+import { type Consumer, type Dependency, TopologyRegistry } from './topology-registry.js';
 
 /** Parses a decorator parameter with the type of its configuration key; bad values are reported and dropped. */
 export function decoratorValue<T>(path: string, value: unknown, where: string, parameter: string, problems: ConfigProblem[]): T | undefined {
@@ -70,10 +71,7 @@ export function buildTopology(config: ResolvedConfig, decorators: DecoratorRegis
   registry.setService(service);
   for (const [field, path, parameter] of TOPOLOGY_FIELDS) {
     const configured = config.resolved<string>(path);
-    const fromDecorator =
-      parameter && declared
-        ? decoratorValue<string>(path, declared.options[parameter], declared.where, `@AgentObservable.${parameter}`, problems)
-        : undefined;
+    const fromDecorator = parameter && declared ? decoratorValue<string>(path, declared.options[parameter], declared.where, `@AgentObservable.${parameter}`, problems) : undefined;
     // A rejected configured value takes the default; the decorator does not step in for it.
     const useDecorator = configured.source.kind === 'default' && !config.isRejected(path) && fromDecorator !== undefined;
     const value = useDecorator ? fromDecorator : configured.value;

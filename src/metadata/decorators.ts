@@ -138,7 +138,10 @@ export function AgentOperation(options: AgentOperationOptions = {}): DualDecorat
 
 function wrap(method: AnyFunction, nameOf: (self: unknown) => string): AnyFunction {
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
-    return runAsOperation(() => nameOf(this), () => method.apply(this, args));
+    return runAsOperation(
+      () => nameOf(this),
+      () => method.apply(this, args),
+    );
   };
   Object.defineProperty(wrapped, 'name', { value: method.name });
   return wrapped;

@@ -9,8 +9,8 @@ import type { ResolvedConfig } from '../config/resolved-config.js';
 import { integerType, ValueError } from '../config/value-types.js';
 import type { Escalation } from '../enums.js';
 import { decoratorValue } from './build-topology.js';
-import type { DecoratorRegistry } from './decorator-registry.js';
 import type { AgentOperationOptions } from './decorator-options.js';
+import type { DecoratorRegistry } from './decorator-registry.js';
 
 export interface OperationMetadata {
   readonly name: string;
@@ -138,9 +138,7 @@ export class OperationCatalog {
     const given = declaration?.options[rule.parameter];
     if (declaration && given !== undefined) {
       const parameter = `@AgentOperation.${rule.parameter}`;
-      const value = rule.key
-        ? decoratorValue(`operations.*.${rule.key}`, given, declaration.where, parameter, problems)
-        : parseRetryAfter(given, declaration.where, parameter, problems);
+      const value = rule.key ? decoratorValue(`operations.*.${rule.key}`, given, declaration.where, parameter, problems) : parseRetryAfter(given, declaration.where, parameter, problems);
       if (value !== undefined) return [value, { kind: 'decorator', where: declaration.where }];
     }
     if (rule.inProfile && profile !== undefined) {

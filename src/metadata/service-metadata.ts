@@ -5,7 +5,7 @@
  */
 import type { ConfigProblem } from '../config/config-source.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
-import { buildTopology, type BuiltTopology, type NamingInputs } from './build-topology.js';
+import { type BuiltTopology, buildTopology, type NamingInputs } from './build-topology.js';
 import type { DecoratorRegistry } from './decorator-registry.js';
 import { OperationCatalog } from './operation-catalog.js';
 import type { TopologyRegistry } from './topology-registry.js';

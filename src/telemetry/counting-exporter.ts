@@ -5,7 +5,7 @@
  * addition when a batch starts and one when its result arrives; the result reaches the processor
  * unchanged.
  */
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import type { ExportTally } from './telemetry-loss.js';
 
 /** The shape shared by `SpanExporter` and `LogRecordExporter`. */

@@ -6,8 +6,8 @@
  * attributes (host:port for plain HTTP), tracked up to `limits.max-dependencies`.
  */
 import type { Attributes } from '@opentelemetry/api';
-import type { Dependency } from '../metadata/topology-registry.js';
 import { DEPENDENCY, SEMCONV } from '../attribute-names.js';
+import type { Dependency } from '../metadata/topology-registry.js';
 
 export interface MatchedDependency {
   readonly name: string;
@@ -16,15 +16,7 @@ export interface MatchedDependency {
   readonly attributes: Attributes;
 }
 
-const NAME_ATTRIBUTES = [
-  SEMCONV.peerService,
-  SEMCONV.serverAddress,
-  SEMCONV.dbSystemName,
-  SEMCONV.dbSystem,
-  SEMCONV.dbNamespace,
-  SEMCONV.messagingSystem,
-  SEMCONV.rpcService,
-] as const;
+const NAME_ATTRIBUTES = [SEMCONV.peerService, SEMCONV.serverAddress, SEMCONV.dbSystemName, SEMCONV.dbSystem, SEMCONV.dbNamespace, SEMCONV.messagingSystem, SEMCONV.rpcService] as const;
 
 /** Attributes that name an undeclared dependency better than its address does. */
 const UNDECLARED_NAME_ATTRIBUTES = [SEMCONV.peerService, SEMCONV.dbSystemName, SEMCONV.dbSystem, SEMCONV.messagingSystem, SEMCONV.rpcService] as const;

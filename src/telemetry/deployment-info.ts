@@ -5,10 +5,11 @@
  * instead of once per span (bench/http.mjs measured the per-span copy at several percent of
  * throughput). The id is new for every process start, so two starts of one version are told apart.
  */
-import type { Attributes } from '@opentelemetry/api';
+
 import { randomUUID } from 'node:crypto';
-import type { ResolvedConfig } from '../config/resolved-config.js';
+import type { Attributes } from '@opentelemetry/api';
 import { DEPLOYMENT, RESOURCE } from '../attribute-names.js';
+import type { ResolvedConfig } from '../config/resolved-config.js';
 import type { EventLog } from './event-log.js';
 
 export interface DeploymentInfo {

@@ -2,11 +2,10 @@
  * svc's structured events as OpenTelemetry log records: `event.name` (attribute and the record's
  * event name), a severity, and a body that is a map of the event's fields.
  */
-import { logs, SeverityNumber, type AnyValue, type Logger } from '@opentelemetry/api';
-import { reportError } from '../report-error.js';
+import { type AnyValue, type Logger, logs, SeverityNumber } from '@opentelemetry/api';
 import type { EventSeverity } from '../analysis/emit-event.js';
 import { EVENT_NAME } from '../attribute-names.js';
-
+import { reportError } from '../report-error.js';
 
 const SEVERITY_NUMBER: Record<EventSeverity, SeverityNumber> = {
   INFO: SeverityNumber.INFO,

@@ -17,13 +17,7 @@ import { OTLPLogExporter as OtlpProtoLogExporter } from '@opentelemetry/exporter
 import { OTLPTraceExporter as OtlpGrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as OtlpHttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import {
-  BatchLogRecordProcessor,
-  ConsoleLogRecordExporter,
-  SimpleLogRecordProcessor,
-  type LogRecordExporter,
-  type LogRecordProcessor,
-} from '@opentelemetry/sdk-logs';
+import { BatchLogRecordProcessor, ConsoleLogRecordExporter, type LogRecordExporter, type LogRecordProcessor, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { CountingExporter } from './counting-exporter.js';
 import { otlpEndpoint } from './otlp-endpoint.js';
@@ -57,8 +51,7 @@ export function spanProcessorsFromEnv(loss?: TelemetryLoss): SpanProcessor[] {
       continue;
     }
     const chosen = protocol('TRACES') ?? 'http/protobuf';
-    const exporter: SpanExporter =
-      chosen === 'grpc' ? new OtlpGrpcTraceExporter() : chosen === 'http/json' ? new OtlpHttpTraceExporter() : new OtlpProtoTraceExporter();
+    const exporter: SpanExporter = chosen === 'grpc' ? new OtlpGrpcTraceExporter() : chosen === 'http/json' ? new OtlpHttpTraceExporter() : new OtlpProtoTraceExporter();
     const tally = loss?.tally('traces', otlpEndpoint('TRACES', chosen));
     processors.push(
       new BatchSpanProcessor({
@@ -86,8 +79,7 @@ export function logRecordProcessorsFromEnv(loss?: TelemetryLoss): LogRecordProce
       continue;
     }
     const chosen = protocol('LOGS');
-    const exporter: LogRecordExporter =
-      chosen === 'grpc' ? new OtlpGrpcLogExporter() : chosen === 'http/protobuf' ? new OtlpProtoLogExporter() : new OtlpHttpLogExporter();
+    const exporter: LogRecordExporter = chosen === 'grpc' ? new OtlpGrpcLogExporter() : chosen === 'http/protobuf' ? new OtlpProtoLogExporter() : new OtlpHttpLogExporter();
     const tally = loss?.tally('logs', otlpEndpoint('LOGS', chosen ?? 'http/json'));
     processors.push(
       new BatchLogRecordProcessor({

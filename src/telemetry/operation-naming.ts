@@ -38,7 +38,10 @@ export class OperationNamer {
    *   `<METHOD> <path>` serve as templates.
    * @param maxCachedRoutes bound on the (method, route) cache.
    */
-  constructor(operationNames: Iterable<string>, private readonly maxCachedRoutes = 1000) {
+  constructor(
+    operationNames: Iterable<string>,
+    private readonly maxCachedRoutes = 1000,
+  ) {
     for (const name of operationNames) {
       const match = OPERATION_NAME.exec(name);
       if (!match) continue;

@@ -5,7 +5,7 @@
  * named after it, so a service method called by a handler never takes over the request.
  * Does nothing extra while svc is not active, and a failure of svc's part never stops the method.
  */
-import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { getRPCMetadata } from '@opentelemetry/core';
 import { decoratorRegistry } from '../metadata/decorator-registry.js';
 import { reportError } from '../report-error.js';

@@ -5,7 +5,7 @@
  * `error.type=queue_full`. Every other instrument is a no-op. The processor calls the counter once
  * per finished batch and once per dropped item, so nothing is added per queued span.
  */
-import { createNoopMeter, type Attributes, type Counter, type Meter, type MeterProvider } from '@opentelemetry/api';
+import { type Attributes, type Counter, createNoopMeter, type Meter, type MeterProvider } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 
 const PROCESSED = /^otel\.sdk\.processor\.(span|log)\.processed$/;

@@ -7,12 +7,12 @@
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
  * few map lookups and at most one `setAttributes`. Nothing here throws into the host.
  */
-import { SpanKind, SpanStatusCode, type Attributes, type Context } from '@opentelemetry/api';
+import { type Attributes, type Context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { BASELINE, OPERATION } from '../attribute-names.js';
 import type { OperationMetadata } from '../metadata/operation-catalog.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { reportError } from '../report-error.js';
-import { BASELINE, OPERATION } from '../attribute-names.js';
 import { DependencyMatcher } from './dependency-matcher.js';
 import { OperationNamer } from './operation-naming.js';
 

@@ -8,9 +8,9 @@
  * but not the Resource.
  */
 import type { AttributeValue } from '@opentelemetry/api';
-import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
-import type { TopologyRegistry } from '../metadata/topology-registry.js';
+import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import { RESOURCE } from '../attribute-names.js';
+import type { TopologyRegistry } from '../metadata/topology-registry.js';
 
 type Value = AttributeValue | undefined;
 

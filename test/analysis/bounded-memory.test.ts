@@ -3,14 +3,15 @@
  * between 20k and 100k names, and the overflow is counted and reported. An SLO's operation
  * beyond the cap is still counted against the SLO.
  */
-import { runInNewContext } from 'node:vm';
+
 import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { SpanKind } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/service-engine.js';
 import { SloTracker } from '../../src/analysis/slo-tracker.js';
+import { Engine } from '../../src/service-engine.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -30,10 +30,13 @@ describe('CircuitBreakers', () => {
     vi.useFakeTimers();
     const { events, breakers } = collect();
     let fail = true;
-    const breaker = new CircuitBreaker(async () => {
-      if (fail) throw new Error('payments down');
-      return 'ok';
-    }, { name: 'payments-breaker', resetTimeout: 5_000, errorThresholdPercentage: 50, volumeThreshold: 3 });
+    const breaker = new CircuitBreaker(
+      async () => {
+        if (fail) throw new Error('payments down');
+        return 'ok';
+      },
+      { name: 'payments-breaker', resetTimeout: 5_000, errorThresholdPercentage: 50, volumeThreshold: 3 },
+    );
     breakers.watchOpossum(breaker, { dependency: 'payments' });
     for (let i = 0; i < 4; i++) await breaker.fire().catch(() => undefined);
     expect(breakers.status('payments-breaker')).toMatchObject({ state: 'open', dependency: 'payments', controllable: true });

@@ -7,11 +7,11 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/service-engine.js';
 import { PatternMatcher } from '../../src/analysis/pattern-matcher.js';
 import { RollingBaselineProvider } from '../../src/analysis/rolling-baseline-provider.js';
 import { SloTracker } from '../../src/analysis/slo-tracker.js';
 import { TopologyRegistry } from '../../src/metadata/topology-registry.js';
+import { Engine } from '../../src/service-engine.js';
 import { engineHarness } from '../support/engine-harness.js';
 
 describe('Engine assembled without the preload', () => {
@@ -89,11 +89,7 @@ describe('dependency state changes from client spans', () => {
     for (let i = 0; i < 10; i++) h.call('payments', 20, true);
     h.clock.advance(60_000); // the errors age out of the window (svc.dependency-health.window)
     for (let i = 0; i < 40; i++) h.call('payments', 20, false);
-    expect(h.eventsNamed('svc.dependency.state_change').map((e) => `${e.body.previous_state}->${e.body.current_state}`)).toEqual([
-      'healthy->unhealthy',
-      'unhealthy->degraded',
-      'degraded->healthy',
-    ]);
+    expect(h.eventsNamed('svc.dependency.state_change').map((e) => `${e.body.previous_state}->${e.body.current_state}`)).toEqual(['healthy->unhealthy', 'unhealthy->degraded', 'degraded->healthy']);
   });
 });
 

@@ -36,7 +36,7 @@ describe('memory_leak', () => {
     it(`a steady ${mbPerSecond} MB/s leak after 5 minutes of a steady sawtooth is reported within 2 minutes`, () => {
       const steady = sawtooth(20_000, 40e6);
       const leakFrom = 300_000;
-      const after = firesAfter((ms) => steady(ms) + Math.max(0, ms - leakFrom) * (mbPerSecond * MB) / 1000, 600, leakFrom);
+      const after = firesAfter((ms) => steady(ms) + (Math.max(0, ms - leakFrom) * (mbPerSecond * MB)) / 1000, 600, leakFrom);
       expect(after).toBeDefined();
       expect(after!).toBeLessThanOrEqual(120);
     });

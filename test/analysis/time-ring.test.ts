@@ -66,7 +66,7 @@ describe('TimeRing', () => {
   it('holds size x fields doubles whatever the traffic', () => {
     const ring = new TimeRing(1000, 60, 2);
     for (let t = 0; t < 1_000_000; t += 7) ring.add(t, t % 2);
-    expect(ring.total(1_000_000, 0) + ring.total(1_000_000, 1)).toBeLessThanOrEqual(60 * 1000 / 7 + 2);
+    expect(ring.total(1_000_000, 0) + ring.total(1_000_000, 1)).toBeLessThanOrEqual((60 * 1000) / 7 + 2);
   });
 
   it('refuses a shape it cannot hold', () => {

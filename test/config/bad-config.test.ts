@@ -15,7 +15,9 @@ describe('bad configuration', () => {
   it('an empty svc.mcp.host (which would bind every interface) is refused for the loopback default', () => {
     const config = load({}, [], { SVC_MCP_HOST: ' ' });
     expect(config.get('mcp.host')).toBe('127.0.0.1');
-    expect(config.problems.map(formatProblem)).toEqual(['svc config error: svc.mcp.host (SVC_MCP_HOST): " " is empty; accepted: a non-empty string of at most 253 characters; using the default "127.0.0.1"']);
+    expect(config.problems.map(formatProblem)).toEqual([
+      'svc config error: svc.mcp.host (SVC_MCP_HOST): " " is empty; accepted: a non-empty string of at most 253 characters; using the default "127.0.0.1"',
+    ]);
   });
 
   it('invalid YAML: names file:line, ignores the file, keeps the defaults', () => {

@@ -48,7 +48,10 @@ describe('the config file', () => {
 
   it('an alias bomb is not expanded; an alias to a scalar reads as the scalar', () => {
     let text = 'a0: &a0 [x, x, x, x, x, x, x, x, x]\n';
-    for (let i = 1; i < 9; i++) text += `a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]\n`;
+    for (let i = 1; i < 9; i++)
+      text += `a${i}: &a${i} [${Array(9)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]\n`;
     const config = load({ 'svc.yml': `${text}topology:\n  team: &t payments\n  domain: *t\nmcp:\n  approvers: *a8\n` });
     expect(config.get('topology.domain')).toBe('payments');
     expect(config.errors().map((p) => p.key)).toEqual(['svc.mcp.approvers']);

@@ -9,13 +9,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/service-engine.js';
 import { check } from '../../src/cli/check.js';
 import { formatProblem } from '../../src/config/config-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
-import { randomConfigCase, type ConfigCase } from '../support/random-config.js';
+import { Engine } from '../../src/service-engine.js';
 import { seededRandom } from '../support/random.js';
+import { type ConfigCase, randomConfigCase } from '../support/random-config.js';
 import { newRegistry } from '../support/registry.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/service-engine.js';
 import { formatProblem } from '../../src/config/config-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ResolvedConfig } from '../../src/config/resolved-config.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
+import { Engine } from '../../src/service-engine.js';
 import { newRegistry } from '../support/registry.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -33,9 +33,7 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 describe('values seen to harm a real process', () => {
   it('SVC_LIMITS_HISTORY_MINUTES=5000000 (aborted at the 5th operation): refused, 60 minutes per operation', () => {
     const config = load({}, [], { SVC_LIMITS_HISTORY_MINUTES: '5000000' });
-    expect(lines(config)).toEqual([
-      'svc config error: svc.limits.history-minutes (SVC_LIMITS_HISTORY_MINUTES): 5000000 is out of range; accepted: an integer from 60 to 1440; using the default 60',
-    ]);
+    expect(lines(config)).toEqual(['svc config error: svc.limits.history-minutes (SVC_LIMITS_HISTORY_MINUTES): 5000000 is out of range; accepted: an integer from 60 to 1440; using the default 60']);
     const { engine } = engineOf(config);
     for (let i = 0; i < 10; i++) engine.observe(`GET /op/${i}`, 5, false);
     expect(engine.health.historyFor('GET /op/9')?.minutes).toBe(60);
@@ -43,9 +41,7 @@ describe('values seen to harm a real process', () => {
 
   it('baselines.rolling-window-size: 2147483648 (85 ms per request, analysis off): refused, a 1000-observation window that forms a baseline', () => {
     const config = load({ 'svc.yml': 'svc:\n  baselines:\n    rolling-window-size: 2147483648\n' });
-    expect(lines(config)).toEqual([
-      'svc config error: svc.baselines.rolling-window-size (svc.yml:3): 2147483648 is out of range; accepted: an integer from 1 to 10000; using the default 1000',
-    ]);
+    expect(lines(config)).toEqual(['svc config error: svc.baselines.rolling-window-size (svc.yml:3): 2147483648 is out of range; accepted: an integer from 1 to 10000; using the default 1000']);
     const { engine, clock } = engineOf(config);
     for (let i = 0; i < 20; i++) {
       engine.observe('GET /a', 10 + (i % 3), false);
@@ -77,7 +73,14 @@ describe('values seen to harm a real process', () => {
   });
 
   it('an index just below the cap is kept; a negative or non-numeric one is not an index', () => {
-    const config = load({}, ['-Dsvc.limits.max-dependencies=3', '-Dsvc.dependencies[2].name=db', '-Dsvc.dependencies[2].type=cache', '-Dsvc.dependencies[2].criticality=optional', '-Dsvc.dependencies[-1].name=x', '-Dsvc.dependencies[1e9].name=x']);
+    const config = load({}, [
+      '-Dsvc.limits.max-dependencies=3',
+      '-Dsvc.dependencies[2].name=db',
+      '-Dsvc.dependencies[2].type=cache',
+      '-Dsvc.dependencies[2].criticality=optional',
+      '-Dsvc.dependencies[-1].name=x',
+      '-Dsvc.dependencies[1e9].name=x',
+    ]);
     expect(config.member('dependencies', 2, 'name')?.value).toBe('db');
     expect(lines(config)).toEqual([
       'svc config warning: svc.dependencies[-1].name (-Dsvc.dependencies[-1].name): "-1" is not a list index; write a whole number from 0, as in [0]; ignored',

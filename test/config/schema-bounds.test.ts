@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/config/config-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { envName, isScalarKey, isSecretPath, SCHEMA, type KeySpec } from '../../src/config/schema.js';
+import { envName, isScalarKey, isSecretPath, type KeySpec, SCHEMA } from '../../src/config/schema.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const NUMERIC = new Set(['integer', 'number', 'duration', 'window']);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INCIDENT_PATTERNS } from '../../src/analysis/pattern-matcher.js';
-import { formatPlaybook, PLAYBOOKS, selectPlaybook, type Playbook, type PlaybookStep, type PlaybookSuccessor } from '../../src/incidents/playbooks.js';
+import { formatPlaybook, PLAYBOOKS, type Playbook, type PlaybookStep, type PlaybookSuccessor, selectPlaybook } from '../../src/incidents/playbooks.js';
 import { BUILT_IN_ACTIONS } from '../../src/incidents/remediation-kinds.js';
 
 function successorsOf(step: PlaybookStep): PlaybookSuccessor[] {
@@ -102,11 +102,7 @@ describe.each(PLAYBOOKS.map((p) => [p.name, p] as const))('playbook %s', (_name,
   it('formats the layout elements in order', () => {
     const operation = 'GET /orders/{id}';
     const lines = formatPlaybook(playbook, operation).split('\n');
-    const expected: string[] = [
-      `PLAYBOOK ${playbook.name} for ${operation}`,
-      `Trigger Patterns: ${playbook.triggerPatterns.length ? playbook.triggerPatterns.join(', ') : 'any'}`,
-      'Steps:',
-    ];
+    const expected: string[] = [`PLAYBOOK ${playbook.name} for ${operation}`, `Trigger Patterns: ${playbook.triggerPatterns.length ? playbook.triggerPatterns.join(', ') : 'any'}`, 'Steps:'];
     for (const step of playbook.steps) {
       expected.push(`${step.index}. [${step.kind}] ${step.description}`);
       if (step.kind === 'ACTION') expected.push(`Action: ${step.action}${step.requiresApproval ? ' REQUIRES APPROVAL' : ''}`);

@@ -30,7 +30,9 @@ describe('Remediation', () => {
     expect(remediation.actionsFor('GET /pay').map((a) => a.name)).toContain('open_circuit_breaker:payments-breaker');
     await expect(remediation.execute('open_circuit_breaker:payments-breaker', 'payments down', undefined, operator)).rejects.toBeInstanceOf(RemediationRefused);
     expect(breaker.opened).toBe(false);
-    const approval = /Approval request (APR-\S+) is open/.exec(refusal(await remediation.execute('open_circuit_breaker:payments-breaker', 'payments down', undefined, operator).catch((e: Error) => e)))![1]!;
+    const approval = /Approval request (APR-\S+) is open/.exec(
+      refusal(await remediation.execute('open_circuit_breaker:payments-breaker', 'payments down', undefined, operator).catch((e: Error) => e)),
+    )![1]!;
     await remediation.execute(`approve:${approval}`, 'payments are down, agreed', undefined, alice);
     await remediation.execute('open_circuit_breaker:payments-breaker', 'payments down', approval, operator);
     expect(breaker.opened).toBe(true);
@@ -53,7 +55,14 @@ describe('Remediation', () => {
 
   it('runs custom actions for their operations only, and reports a failing handler as failed', async () => {
     const { remediation } = setup();
-    remediation.registerAction({ name: 'restart_worker', description: 'Restart the worker pool', operations: ['POST /jobs'], handler: () => { throw new Error('pool busy'); } });
+    remediation.registerAction({
+      name: 'restart_worker',
+      description: 'Restart the worker pool',
+      operations: ['POST /jobs'],
+      handler: () => {
+        throw new Error('pool busy');
+      },
+    });
     expect(remediation.actionsFor('GET /pay').map((a) => a.name)).not.toContain('restart_worker');
     expect(remediation.actionsFor('POST /jobs').map((a) => a.name)).toContain('restart_worker');
     expect(await remediation.execute('restart_worker', 'stuck', undefined, operator)).toMatchObject({ outcome: 'failed', message: 'pool busy' });

@@ -27,7 +27,7 @@ describe('SessionStore', () => {
     expect(store.heldBytes).toBeLessThanOrEqual(maxBytes);
   });
 
-  it('evicts the oldest session beyond the count and refuses entries beyond a session\'s cap', () => {
+  it("evicts the oldest session beyond the count and refuses entries beyond a session's cap", () => {
     const store = new SessionStore(new FakeClock(), { maxSessions: 2, maxPerCredential: 10, maxEntries: 2, maxBytes: 1 << 20 });
     const [a, b, c] = ['INC-1', 'INC-2', 'INC-3'].map((incident) => store.create(incident, 'bot', 'token:bot'));
     expect(store.list().map((s) => s.id)).toEqual([b!.id, c!.id]);

@@ -11,9 +11,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { agentStateCeiling, ceilingLimitsFromConfig } from '../../src/mcp/agent-state-ceiling.js';
-import { formatBytes } from '../../src/memory-size.js';
 import { INPUT_LIMITS } from '../../src/mcp/input-limits.js';
-import { freePort, ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
+import { formatBytes } from '../../src/memory-size.js';
+import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
 
 let app: FixtureApp | undefined;
 const clients: Client[] = [];
@@ -46,7 +46,10 @@ it('keeps what agents can make it hold under the stated ceiling', async () => {
   });
   const { config } = loadConfig({ cwd, env: LIMITS, args: [] });
   const ceiling = agentStateCeiling(ceilingLimitsFromConfig(config)).totalBytes;
-  const url = await expect.poll(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())?.[1]).toBeTruthy().then(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())![1]!);
+  const url = await expect
+    .poll(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())?.[1])
+    .toBeTruthy()
+    .then(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())![1]!);
   for (let i = 0; i < 60; i++) await app.get(`/orders/${i}`);
   await app.get('/__fault', { method: 'POST', body: '{"inventory":"fail"}' });
   for (let i = 0; i < 40; i++) await app.get(`/orders/${i}`);
@@ -80,7 +83,8 @@ it('keeps what agents can make it hold under the stated ceiling', async () => {
           pushedBytes += 2 * (INPUT_LIMITS.content + INPUT_LIMITS.agentName);
         }
         if (a === 0) {
-          for (let e = 0; e < 60; e++) await call('execute_remediation', { action_name: 'escalate:GET /orders/{id}', reason: longest(INPUT_LIMITS.reason, e) }, { agentName: longest(INPUT_LIMITS.agentName, e) });
+          for (let e = 0; e < 60; e++)
+            await call('execute_remediation', { action_name: 'escalate:GET /orders/{id}', reason: longest(INPUT_LIMITS.reason, e) }, { agentName: longest(INPUT_LIMITS.agentName, e) });
           pushedBytes += 60 * 2 * (INPUT_LIMITS.reason + INPUT_LIMITS.agentName);
         }
       }),

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
-import { freePort, ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
+import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
 
 let app: FixtureApp | undefined;
 const clients: Client[] = [];
@@ -35,7 +35,10 @@ it('finds the incident, remediates it and verifies the effect, with a shared ses
     env: { OTEL_SERVICE_NAME: 'orders-service', SVC_MCP_VERIFICATION_DELAY: '0ms', INVENTORY_PORT: String(inventoryPort), SVC_PATTERNS_WINDOW: '6s' },
     args: [`-Dsvc.dependencies[0].health-endpoint=http://127.0.0.1:${inventoryPort}/health`],
   });
-  const url = await expect.poll(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())?.[1]).toBeTruthy().then(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())![1]!);
+  const url = await expect
+    .poll(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())?.[1])
+    .toBeTruthy()
+    .then(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())![1]!);
   const fire = async (count: number) => {
     const statuses: number[] = [];
     for (let i = 0; i < count; i++) statuses.push((await app!.get(`/orders/${i}`)).status);

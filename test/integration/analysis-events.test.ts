@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { freePort, ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
+import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
 import { OtlpReceiver, SPAN_KIND } from '../support/otlp-receiver.js';
 
 let app: FixtureApp | undefined;

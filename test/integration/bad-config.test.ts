@@ -1,7 +1,7 @@
 /** A broken configuration never stops the host app: it reports one line per problem and runs. */
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
+import { type FixtureApp, ROOT, startFixture } from '../support/fixture-app.js';
 import { OtlpReceiver, SPAN_KIND } from '../support/otlp-receiver.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -24,7 +24,10 @@ it('runs with invalid YAML, a bad env value and a bad -D argument, on defaults',
   });
   expect((await app.get('/orders/1')).status).toBe(200);
 
-  const lines = app.stderr().split('\n').filter((l) => l.startsWith('svc config'));
+  const lines = app
+    .stderr()
+    .split('\n')
+    .filter((l) => l.startsWith('svc config'));
   expect(lines).toHaveLength(3);
   expect(lines).toEqual(
     expect.arrayContaining([

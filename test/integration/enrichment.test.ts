@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
-import { OtlpReceiver, SPAN_KIND, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
+import { OtlpReceiver, type ReceivedSpan, SPAN_KIND } from '../support/otlp-receiver.js';
 
 let receiver: OtlpReceiver;
 let endpoint: string;

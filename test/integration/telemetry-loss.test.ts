@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, startFixture, type FixtureApp } from '../support/fixture-app.js';
+import { type FixtureApp, freePort, startFixture } from '../support/fixture-app.js';
 import { OtlpReceiver } from '../support/otlp-receiver.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, it } from 'vitest';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
-import { freePort, ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
+import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
 import { seededRandom } from '../support/random.js';
 
 let app: FixtureApp | undefined;
@@ -40,7 +40,22 @@ function fuzzer(random: () => number) {
       case 4:
         return '\ud800 lone surrogate \udfff 🔥 \u2028 \u202e reversed';
       case 5:
-        return pick(['GET /orders/{id}', 'enable_fallback:GET /orders/{id}', 'reset_baseline:GET /orders/{id}', 'approve:APR-00000-0001', 'open_circuit_breaker:inventory-breaker', 'json', 'text', '5', '-1', '99999999999', 'OBSERVATION', 'cascade_failure', 'INC-20260101-aaaaa-0001', 'SES-aaaaa-0001']);
+        return pick([
+          'GET /orders/{id}',
+          'enable_fallback:GET /orders/{id}',
+          'reset_baseline:GET /orders/{id}',
+          'approve:APR-00000-0001',
+          'open_circuit_breaker:inventory-breaker',
+          'json',
+          'text',
+          '5',
+          '-1',
+          '99999999999',
+          'OBSERVATION',
+          'cascade_failure',
+          'INC-20260101-aaaaa-0001',
+          'SES-aaaaa-0001',
+        ]);
       case 6:
         return pick(PROTOTYPE_NAMES);
       case 7:
@@ -69,7 +84,10 @@ it('survives 2,400 hostile tool calls: no crash, no -32603, the service keeps se
     env: { OTEL_SERVICE_NAME: 'orders-service', INVENTORY_PORT: String(inventoryPort), SVC_MCP_RATE_LIMIT_PER_MINUTE: '100000' },
     args: [`-Dsvc.dependencies[0].health-endpoint=http://127.0.0.1:${inventoryPort}/health`],
   });
-  const url = await expect.poll(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())?.[1]).toBeTruthy().then(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())![1]!);
+  const url = await expect
+    .poll(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())?.[1])
+    .toBeTruthy()
+    .then(() => /MCP tool server listening at (\S+)/.exec(app!.stderr())![1]!);
   for (let i = 0; i < 30; i++) await app.get(`/orders/${i}`);
   client = new Client({ name: 'fuzzer', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer ops-demo-token' } } }));
@@ -79,11 +97,24 @@ it('survives 2,400 hostile tool calls: no crash, no -32603, the service keeps se
   const raw = async (params: unknown): Promise<{ code?: number; message: string }> => {
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer ops-demo-token', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer ops-demo-token',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
     });
     const body = await response.text();
-    const json = JSON.parse(body.startsWith('event:') ? body.split('\n').find((l) => l.startsWith('data:'))!.slice(5) : body) as { error?: { code: number; message: string } };
+    const json = JSON.parse(
+      body.startsWith('event:')
+        ? body
+            .split('\n')
+            .find((l) => l.startsWith('data:'))!
+            .slice(5)
+        : body,
+    ) as { error?: { code: number; message: string } };
     return json.error ?? { message: '' };
   };
 

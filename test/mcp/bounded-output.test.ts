@@ -19,20 +19,30 @@ import {
   planPages,
   startWithin,
 } from '../../src/mcp/bounded-output.js';
+import { toolServices } from '../../src/mcp/start-tool-server.js';
 import { ToolError } from '../../src/mcp/tool-definition.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
+import { engineHarness } from '../support/engine-harness.js';
 import { newRegistry } from '../support/registry.js';
 import { configOf } from './large-state.js';
-import { toolServices } from '../../src/mcp/start-tool-server.js';
-import { engineHarness } from '../support/engine-harness.js';
 
 describe('planPages', () => {
   it('fills each page with the next item of each list in turn, and every item lands on exactly one page', () => {
     const sizes = [Array<number>(10).fill(10), Array<number>(3).fill(10)];
     const first = planPages(sizes, () => 50, 1)!;
     // a, b, a, b, a on page 1; b (the last of its list), a, a, a, a on page 2.
-    expect(first).toEqual({ page: 1, pages: 3, ranges: [{ start: 0, end: 3 }, { start: 0, end: 2 }] });
-    expect(planPages(sizes, () => 50, 2)!.ranges).toEqual([{ start: 3, end: 7 }, { start: 2, end: 3 }]);
+    expect(first).toEqual({
+      page: 1,
+      pages: 3,
+      ranges: [
+        { start: 0, end: 3 },
+        { start: 0, end: 2 },
+      ],
+    });
+    expect(planPages(sizes, () => 50, 2)!.ranges).toEqual([
+      { start: 3, end: 7 },
+      { start: 2, end: 3 },
+    ]);
     const seen: number[][] = [[], []];
     for (let page = 1; page <= first.pages; page++) {
       const plan = planPages(sizes, () => 50, page)!;
@@ -46,9 +56,18 @@ describe('planPages', () => {
 
   it('takes the problems (rank 0) of every list before the rest of any', () => {
     // List 0 has two problems then healthy items; list 1 has one problem.
-    const sizes = [[10, 10, 10, 10, 10], [10, 10, 10]];
-    const ranks = [[0, 0, 1, 1, 1], [0, 1, 1]];
-    expect(planPages(sizes, () => 30, 1, ranks)!.ranges).toEqual([{ start: 0, end: 2 }, { start: 0, end: 1 }]);
+    const sizes = [
+      [10, 10, 10, 10, 10],
+      [10, 10, 10],
+    ];
+    const ranks = [
+      [0, 0, 1, 1, 1],
+      [0, 1, 1],
+    ];
+    expect(planPages(sizes, () => 30, 1, ranks)!.ranges).toEqual([
+      { start: 0, end: 2 },
+      { start: 0, end: 1 },
+    ]);
   });
 
   it('still takes one item when the first does not fit, so paging always moves on', () => {
@@ -57,7 +76,14 @@ describe('planPages', () => {
   });
 
   it('has one empty page when there is nothing to list', () => {
-    expect(planPages([[], []], () => 10, 1)).toEqual({ page: 1, pages: 1, ranges: [{ start: 0, end: 0 }, { start: 0, end: 0 }] });
+    expect(planPages([[], []], () => 10, 1)).toEqual({
+      page: 1,
+      pages: 1,
+      ranges: [
+        { start: 0, end: 0 },
+        { start: 0, end: 0 },
+      ],
+    });
   });
 });
 
@@ -139,8 +165,7 @@ describe('pageText and pageJson', () => {
 
   it('pages JSON arrays with page, pages, leftOut and nextPage', () => {
     const items = lines.map((name, i) => ({ name, i }));
-    const build = (page: number) =>
-      pageJson({ ...request, page }, [{ key: 'items', items }], ([shown], paging) => ({ title: 'T', ...paging, items: shown }));
+    const build = (page: number) => pageJson({ ...request, page }, [{ key: 'items', items }], ([shown], paging) => ({ title: 'T', ...paging, items: shown }));
     const first = build(1) as { page: number; pages: number; leftOut: { items: number }; nextPage: string | null; items: { i: number }[] };
     expect(byteLength(JSON.stringify(first, null, 2))).toBeLessThanOrEqual(1024);
     expect(first).toMatchObject({ page: 1, nextPage: '2' });

@@ -15,7 +15,7 @@ afterEach(async () => {
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
 describe('the last-resort bound on every tool result', () => {
-  it('cuts a custom tool\'s long text with a marker, by the configured bound', async () => {
+  it("cuts a custom tool's long text with a marker, by the configured bound", async () => {
     harness = await mcpHarness('  max-output-bytes: 1024');
     harness.registry.registerCustom({ name: 'dump_cache', description: 'Every cached entry', readOnly: true }, () => '€'.repeat(5000));
     const result = await harness.call(await harness.connect(TOKENS.lead), 'dump_cache');
@@ -32,7 +32,9 @@ describe('the last-resort bound on every tool result', () => {
     const big = await harness.call(client, 'list_jobs');
     expect(big.structuredContent).toBeUndefined();
     expect(bytes(big.text)).toBeLessThanOrEqual(8192);
-    expect(big.text).toMatch(/\n… \[cut: this answer has \d+ bytes; at most \d+ are shown \(svc\.mcp\.max-output-bytes\)\]\n… \[structured content left out: \d+ bytes, more than svc\.mcp\.max-output-bytes \(8192\)\]$/);
+    expect(big.text).toMatch(
+      /\n… \[cut: this answer has \d+ bytes; at most \d+ are shown \(svc\.mcp\.max-output-bytes\)\]\n… \[structured content left out: \d+ bytes, more than svc\.mcp\.max-output-bytes \(8192\)\]$/,
+    );
     const small = await harness.call(client, 'count_jobs');
     expect(small.structuredContent).toEqual({ queued: 3 });
   });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
+import type { ToolResult } from '../../src/mcp/tool-definition.js';
 import { getCrossStackContext } from '../../src/mcp/tools/get-cross-stack-context.js';
 import { getErrorAnalysis } from '../../src/mcp/tools/get-error-analysis.js';
 import { getIncidentContext } from '../../src/mcp/tools/get-incident-context.js';
@@ -16,24 +17,23 @@ import { getSloReport } from '../../src/mcp/tools/get-slo-report.js';
 import { getTrendAnalysis } from '../../src/mcp/tools/get-trend-analysis.js';
 import { listRemediationActions } from '../../src/mcp/tools/list-remediation-actions.js';
 import { verifyRemediationEffect } from '../../src/mcp/tools/verify-remediation-effect.js';
-import type { ToolResult } from '../../src/mcp/tool-definition.js';
 import {
   AUDIT_ENTRIES,
   bytes,
   crowdedIncident,
   DEPENDENCIES,
-  largeService,
   LONG,
+  largeService,
   longText,
   OPERATIONS,
   operationName,
-  serviceWithTools,
   SESSION_ENTRIES,
   SLOS,
-  withTrailAndSession,
+  serviceWithTools,
   WORST_DEPENDENCY,
   WORST_OPERATION,
   WORST_SLO,
+  withTrailAndSession,
 } from './large-state.js';
 import { lineIndexes, lineWith } from './tool-harness.js';
 
@@ -69,15 +69,23 @@ describe('get_service_health with 1,000 operations', () => {
     expect(shown[0]).toContain('ELEVATED (error rate 100.0% vs baseline 1.0%)');
     // Page 1 holds only elevated operations here: problems come before anything within baseline.
     expect(shown.every((l) => l.includes('ELEVATED'))).toBe(true);
-    expect(operations.at(-1)).toBe(`… ${OPERATIONS - shown.length} more operations (${ELEVATED - shown.length} elevated, ${OPERATIONS - ELEVATED} within baseline) left out; call get_service_health with page=2`);
+    expect(operations.at(-1)).toBe(
+      `… ${OPERATIONS - shown.length} more operations (${ELEVATED - shown.length} elevated, ${OPERATIONS - ELEVATED} within baseline) left out; call get_service_health with page=2`,
+    );
 
     expect(sectionLines(result.text, 'DEPENDENCIES')[0]).toMatch(new RegExp(`^${WORST_DEPENDENCY} +unhealthy`));
-    expect(sectionLines(result.text, 'SLOs').slice(0, 2).map((l) => l.split(' ')[0])).toEqual([WORST_SLO, 'slo-198']);
+    expect(
+      sectionLines(result.text, 'SLOs')
+        .slice(0, 2)
+        .map((l) => l.split(' ')[0]),
+    ).toEqual([WORST_SLO, 'slo-198']);
     expect(sectionLines(result.text, 'REASONS')[0]).toBe('SLO slo-198 violated');
   });
 
   it('shows the next operations on page 2, and every operation on exactly one page', async () => {
-    const first = sectionLines((await h.callTool(getServiceHealth)).text, 'OPERATIONS').filter((l) => !isMarker(l)).map(operationOf);
+    const first = sectionLines((await h.callTool(getServiceHealth)).text, 'OPERATIONS')
+      .filter((l) => !isMarker(l))
+      .map(operationOf);
     const second = await h.callTool(getServiceHealth, { page: '2' });
     expectWithin(second);
     const lines = sectionLines(second.text, 'OPERATIONS');
@@ -94,7 +102,11 @@ describe('get_service_health with 1,000 operations', () => {
     for (let page = 1; page <= pages; page++) {
       const result = await h.callTool(getServiceHealth, { page: String(page) });
       expectWithin(result);
-      seen.push(...sectionLines(result.text, 'OPERATIONS').filter((l) => !isMarker(l)).map(operationOf));
+      seen.push(
+        ...sectionLines(result.text, 'OPERATIONS')
+          .filter((l) => !isMarker(l))
+          .map(operationOf),
+      );
     }
     expect(seen).toHaveLength(OPERATIONS);
     expect(new Set(seen).size).toBe(OPERATIONS);
@@ -107,7 +119,16 @@ describe('get_service_health with 1,000 operations', () => {
     const result = await h.callTool(getServiceHealth, { format: 'json' });
     expectWithin(result);
     expect(JSON.parse(result.text)).toEqual(result.structured);
-    const json = result.structured as { page: number; pages: number; nextPage: string; leftOut: Record<string, number>; operations: { name: string }[]; dependencies: { name: string }[]; slos: { name: string }[]; reasons: string[] };
+    const json = result.structured as {
+      page: number;
+      pages: number;
+      nextPage: string;
+      leftOut: Record<string, number>;
+      operations: { name: string }[];
+      dependencies: { name: string }[];
+      slos: { name: string }[];
+      reasons: string[];
+    };
     expect(json).toMatchObject({ service: 'catalog', status: 'CRITICAL', page: 1, nextPage: '2' });
     expect(json.operations[0]!.name).toBe(WORST_OPERATION);
     expect(json.dependencies[0]!.name).toBe(WORST_DEPENDENCY);
@@ -232,7 +253,9 @@ describe('list_remediation_actions with 40 custom actions of 8 KB descriptions',
   it('pages text and structured content alike within the bound, built-ins first, descriptions cut', async () => {
     const result = await h.callTool(listRemediationActions, { operation_name: WORST_OPERATION });
     expectWithin(result);
-    const names = sectionLines(result.text, 'ACTIONS').filter((l) => /^\S/.test(l) && !isMarker(l)).map((l) => l.split('  ')[0]);
+    const names = sectionLines(result.text, 'ACTIONS')
+      .filter((l) => /^\S/.test(l) && !isMarker(l))
+      .map((l) => l.split('  ')[0]);
     expect(names[0]).toBe(`enable_fallback:${WORST_OPERATION}`);
     expect(result.text).toMatch(/\n {4}does 0 0123\d*… \(8192 characters, cut\)\n/);
     const total = h.services.remediation.actionsFor(WORST_OPERATION).length;
@@ -291,7 +314,10 @@ describe('get_incident_context with 1,000 elevated operations, 40 custom actions
     for (let page = 1; ; page++) {
       const text = (await h.callTool(getIncidentContext, { ...args, page: String(page) })).text;
       expect(bytes(text)).toBeLessThanOrEqual(BOUND);
-      const names = lineWith(text, 'Operations:').replace(/^ *Operations: +/, '').split(', ').filter((n) => !isMarker(n));
+      const names = lineWith(text, 'Operations:')
+        .replace(/^ *Operations: +/, '')
+        .split(', ')
+        .filter((n) => !isMarker(n));
       seen.push(...names.filter((n) => n !== 'none'));
       if (!/more affected operations? left out/.test(text)) break;
     }
@@ -303,7 +329,8 @@ describe('get_incident_context with 1,000 elevated operations, 40 custom actions
 describe('get_cross_stack_context with 300 SLOs on one operation', () => {
   it('lists the SLOs worst first within the bound and says what is left out', async () => {
     const h = serviceWithTools();
-    for (let i = 0; i < 300; i++) h.engine.sloTracker.register({ name: `orders-slo-${i}`, operationName: WORST_OPERATION, type: 'AVAILABILITY', target: i === 299 ? 0.999 : 0.5, windowMs: 1000, minEvents: 20 });
+    for (let i = 0; i < 300; i++)
+      h.engine.sloTracker.register({ name: `orders-slo-${i}`, operationName: WORST_OPERATION, type: 'AVAILABILITY', target: i === 299 ? 0.999 : 0.5, windowMs: 1000, minEvents: 20 });
     for (let i = 0; i < 20; i++) h.request(WORST_OPERATION.slice(4), 20, i === 0);
     const { text } = await h.callTool(getCrossStackContext, { operation_name: WORST_OPERATION });
     expect(bytes(text)).toBeLessThanOrEqual(BOUND);

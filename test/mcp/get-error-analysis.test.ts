@@ -4,8 +4,8 @@
  * suggestion each kind of failure leads to.
  */
 import { describe, expect, it } from 'vitest';
-import { getErrorAnalysis } from '../../src/mcp/tools/get-error-analysis.js';
 import { isoTime } from '../../src/mcp/text-layout.js';
+import { getErrorAnalysis } from '../../src/mcp/tools/get-error-analysis.js';
 import { lineIndexes, lineWith, toolHarness } from './tool-harness.js';
 
 const PAY = 'GET /pay';
@@ -39,9 +39,7 @@ describe('get_error_analysis', () => {
       { category: 'TimeoutError', count: 5 },
     ]);
     expect(text).toMatch(/ERROR CATEGORIES \(20 errors since start\)\n {2}HTTP 503 +15 +75\.0%\n {2}TimeoutError +5 +25\.0%/);
-    expect(lineWith(text, 'SUGGESTION')).toBe(
-      'SUGGESTION: mostly HTTP 503 while payments-api (unhealthy) is not healthy: check that dependency and enable its fallback or open its circuit breaker.',
-    );
+    expect(lineWith(text, 'SUGGESTION')).toBe('SUGGESTION: mostly HTTP 503 while payments-api (unhealthy) is not healthy: check that dependency and enable its fallback or open its circuit breaker.');
   });
 
   it('blames the service itself for 5xx errors while dependencies are healthy', async () => {

@@ -4,15 +4,18 @@
  * of traffic, the window argument and its errors.
  */
 import { describe, expect, it } from 'vitest';
-import { getTrendAnalysis } from '../../src/mcp/tools/get-trend-analysis.js';
 import { isoTime, ms } from '../../src/mcp/text-layout.js';
+import { getTrendAnalysis } from '../../src/mcp/tools/get-trend-analysis.js';
 import { lineWith, toolHarness } from './tool-harness.js';
 
 const ORDERS = 'GET /orders';
 
 /** The text of one metric line, with its cells split on runs of spaces. */
 function metric(text: string, label: string): string[] {
-  return lineWith(text, label).slice(label.length).trim().split(/\s{2,}/);
+  return lineWith(text, label)
+    .slice(label.length)
+    .trim()
+    .split(/\s{2,}/);
 }
 
 const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
@@ -26,7 +29,12 @@ describe('get_trend_analysis', () => {
   it('sees latency and error rate rising over 30 minutes of steady traffic', async () => {
     const h = toolHarness();
     // p50 from 20 ms to 78 ms; errors from 0 to 4 of 10 a minute.
-    h.traffic('/orders', 30, () => 10, (minute, i) => ({ latencyMs: 20 + 2 * minute, isError: i < Math.floor(minute / 6) }));
+    h.traffic(
+      '/orders',
+      30,
+      () => 10,
+      (minute, i) => ({ latencyMs: 20 + 2 * minute, isError: i < Math.floor(minute / 6) }),
+    );
     const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS });
 
     const lines = text.split('\n');
@@ -34,7 +42,14 @@ describe('get_trend_analysis', () => {
     expect(lines[1]).toBe(`Window:  30 minutes and the current one, up to ${isoTime(h.clock.now())}`);
     expect(lines[2]).toBe('Samples: 300 requests over 30 min (30 minutes with traffic)');
     const labels = lines.filter((l) => /^[A-Z]{3,}/.test(l)).map((l) => l.split(/\s{2,}/)[0]);
-    expect(labels).toEqual(['TREND ANALYSIS: GET /orders', 'LATENCY P50', 'LATENCY P99', 'ERROR RATE', 'THROUGHPUT', 'ASSESSMENT: Degrading: latency and error rate are both rising; check dependencies and recent changes (get_incident_context).']);
+    expect(labels).toEqual([
+      'TREND ANALYSIS: GET /orders',
+      'LATENCY P50',
+      'LATENCY P99',
+      'ERROR RATE',
+      'THROUGHPUT',
+      'ASSESSMENT: Degrading: latency and error rate are both rising; check dependencies and recent changes (get_incident_context).',
+    ]);
 
     // Start and end are the means of the first and last ten minutes, from the engine's own history.
     const history = h.engine.health.historyOf(ORDERS, 31);
@@ -49,7 +64,12 @@ describe('get_trend_analysis', () => {
 
   it('sees throughput falling with latency and errors stable', async () => {
     const h = toolHarness();
-    h.traffic('/orders', 30, (minute) => 30 - minute, () => ({ latencyMs: 20 }));
+    h.traffic(
+      '/orders',
+      30,
+      (minute) => 30 - minute,
+      () => ({ latencyMs: 20 }),
+    );
     const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS, window_minutes: '30' });
     expect(metric(text, 'LATENCY P50').slice(2)).toEqual(['STABLE', '+0.0%']);
     expect(metric(text, 'ERROR RATE').slice(2)).toEqual(['STABLE', '+0.0%']);
@@ -60,7 +80,12 @@ describe('get_trend_analysis', () => {
 
   it('counts quiet minutes as zero throughput, so traffic that stops reads as FALLING', async () => {
     const h = toolHarness();
-    h.traffic('/orders', 10, () => 10, () => ({ latencyMs: 20 }));
+    h.traffic(
+      '/orders',
+      10,
+      () => 10,
+      () => ({ latencyMs: 20 }),
+    );
     h.clock.advance(10 * 60_000);
     const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS, window_minutes: '20' });
     expect(lineWith(text, 'Samples')).toBe('Samples: 100 requests over 20 min (10 minutes with traffic)');
@@ -69,7 +94,12 @@ describe('get_trend_analysis', () => {
 
   it('sees falling latency as improving', async () => {
     const h = toolHarness();
-    h.traffic('/orders', 12, () => 20, (minute) => ({ latencyMs: 200 - 15 * minute }));
+    h.traffic(
+      '/orders',
+      12,
+      () => 20,
+      (minute) => ({ latencyMs: 200 - 15 * minute }),
+    );
     const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS, window_minutes: '12' });
     expect(metric(text, 'LATENCY P50')[2]).toBe('FALLING');
     expect(metric(text, 'LATENCY P50')[3]).toMatch(/^-\d+\.\d%$/);
@@ -78,7 +108,12 @@ describe('get_trend_analysis', () => {
 
   it('keeps a single error in a busy minute STABLE (the error rate must move by more than a point)', async () => {
     const h = toolHarness();
-    h.traffic('/orders', 9, () => 100, (minute, i) => ({ latencyMs: 20, isError: minute === 8 && i === 0 }));
+    h.traffic(
+      '/orders',
+      9,
+      () => 100,
+      (minute, i) => ({ latencyMs: 20, isError: minute === 8 && i === 0 }),
+    );
     const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS });
     expect(metric(text, 'ERROR RATE').slice(0, 3)).toEqual(['start 0.00%', 'end 0.33%', 'STABLE']);
     expect(lineWith(text, 'ASSESSMENT')).toBe('ASSESSMENT: Stable: no metric moved more than 10% over the window.');
@@ -86,7 +121,12 @@ describe('get_trend_analysis', () => {
 
   it('looks back window_minutes and the current minute so far', async () => {
     const h = toolHarness();
-    h.traffic('/orders', 30, () => 10, () => ({ latencyMs: 20 }));
+    h.traffic(
+      '/orders',
+      30,
+      () => 10,
+      () => ({ latencyMs: 20 }),
+    );
     h.request('/orders', 20);
     h.clock.advance(30_000);
     const { text } = await h.callTool(getTrendAnalysis, { operation_name: ORDERS, window_minutes: ' 10 ' });
@@ -123,7 +163,12 @@ describe('get_trend_analysis', () => {
 
   it('refuses bad arguments and says what is accepted', async () => {
     const h = toolHarness();
-    h.traffic('/orders', 2, () => 5, () => ({ latencyMs: 20 }));
+    h.traffic(
+      '/orders',
+      2,
+      () => 5,
+      () => ({ latencyMs: 20 }),
+    );
     for (const bad of ['abc', '0', '61', '1.5', '-3', '1e1']) {
       expect((await h.toolError(getTrendAnalysis, { operation_name: ORDERS, window_minutes: bad })).message).toBe(
         `window_minutes must be a whole number of minutes from 1 to 60; got "${bad}" (omit it for 30)`,

@@ -8,8 +8,8 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ROOT } from '../support/fixture-app.js';
 import { MAX_CONNECTIONS } from '../../src/mcp/tool-server.js';
+import { ROOT } from '../support/fixture-app.js';
 import { driveIncident, mcpHarness, TOKENS } from '../support/mcp-harness.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
@@ -32,7 +32,13 @@ async function post(url: string, token: string, body: unknown, sessionId?: strin
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  const data = text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((l) => l.startsWith('data:'))!.slice(5) : text;
+  const data =
+    text.startsWith('event:') || text.startsWith('data:')
+      ? text
+          .split('\n')
+          .find((l) => l.startsWith('data:'))!
+          .slice(5)
+      : text;
   return { status: response.status, json: JSON.parse(data) };
 }
 
@@ -44,10 +50,21 @@ function sessionOf(client: { transport?: unknown }): string {
 function statusFrom(url: string, localAddress: string, token: string): Promise<number> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    request({ host: target.hostname, port: target.port, path: '/mcp', method: 'POST', localAddress, agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode!);
-    })
+    request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: '/mcp',
+        method: 'POST',
+        localAddress,
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      },
+    )
       .on('error', reject)
       .end('{}');
   });
@@ -103,7 +120,11 @@ describe('MCP sessions', () => {
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } };
     const flooded: string[] = [];
     for (let i = 0; i < 101; i++) {
-      const response = await fetch(harness.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKENS.watch}` }, body: JSON.stringify(initialize) });
+      const response = await fetch(harness.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${TOKENS.watch}` },
+        body: JSON.stringify(initialize),
+      });
       await response.text();
       flooded.push(response.headers.get('mcp-session-id')!);
     }
@@ -128,7 +149,9 @@ describe('token guessing', () => {
     let workerServed = 0;
     const seconds = 30;
     for (let second = 0; second < seconds; second++) {
-      const statuses = await Promise.all(addresses.flatMap((address) => [statusFrom(harness!.url, address, `guess-${second}-${address}-a`), statusFrom(harness!.url, address, `guess-${second}-${address}-b`)]));
+      const statuses = await Promise.all(
+        addresses.flatMap((address) => [statusFrom(harness!.url, address, `guess-${second}-${address}-a`), statusFrom(harness!.url, address, `guess-${second}-${address}-b`)]),
+      );
       evaluatedPerSecond.push(statuses.filter((s) => s === 401).length);
       refused += statuses.filter((s) => s === 429).length;
       if ((await statusFrom(harness.url, worker, TOKENS.ops)) !== 429) workerServed++;
@@ -138,7 +161,9 @@ describe('token guessing', () => {
     }
     const evaluated = evaluatedPerSecond.reduce((a, b) => a + b, 0);
     const sustained = evaluatedPerSecond.slice(10).reduce((a, b) => a + b, 0) / (seconds - 10);
-    console.log(`token guessing: ${evaluated} of ${evaluated + refused} guesses from 50 addresses evaluated in ${seconds} s of clock: ${evaluatedPerSecond[0]} in the first second, then ${sustained.toFixed(2)}/s; the authenticated agent was served ${workerServed}/${seconds} times`);
+    console.log(
+      `token guessing: ${evaluated} of ${evaluated + refused} guesses from 50 addresses evaluated in ${seconds} s of clock: ${evaluatedPerSecond[0]} in the first second, then ${sustained.toFixed(2)}/s; the authenticated agent was served ${workerServed}/${seconds} times`,
+    );
     // The global budget: 60 at once, then one a second.
     expect(evaluatedPerSecond[0]).toBe(60);
     expect(sustained).toBeLessThanOrEqual(1);
@@ -201,10 +226,24 @@ describe('protocol edges', () => {
     const url = new URL(harness.url);
     for (const chunked of [true, false]) {
       const status = await new Promise<number>((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { authorization: `Bearer ${TOKENS.lead}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(!chunked && { 'content-length': Buffer.byteLength(body) }) } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/mcp',
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${TOKENS.lead}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...(!chunked && { 'content-length': Buffer.byteLength(body) }),
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on('error', reject);
         if (chunked) for (let i = 0; i < body.length; i += 65_536) req.write(body.slice(i, i + 65_536));
         else req.write(body);
@@ -214,7 +253,7 @@ describe('protocol edges', () => {
     }
   });
 
-  it('answers params the SDK\'s schema refuses with -32602 in one line, for every method it serves', async () => {
+  it("answers params the SDK's schema refuses with -32602 in one line, for every method it serves", async () => {
     harness = await mcpHarness();
     const lead = await harness.connect(TOKENS.lead);
     const session = sessionOf(lead);
@@ -244,12 +283,17 @@ describe('protocol edges', () => {
     harness = await mcpHarness('', { rateLimitPerMinute: 5 });
     const lead = await harness.connect(TOKENS.lead);
     const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_service_health', arguments: {} } });
-    const { status, json } = await post(harness.url, TOKENS.lead, Array.from({ length: 100 }, (_, i) => call(i)), sessionOf(lead));
+    const { status, json } = await post(
+      harness.url,
+      TOKENS.lead,
+      Array.from({ length: 100 }, (_, i) => call(i)),
+      sessionOf(lead),
+    );
     expect(status).toBe(400);
     expect(json.error).toEqual({ code: -32600, message: 'JSON-RPC batches are not supported: send one message per request' });
   });
 
-  it('keeps at most MAX_CONNECTIONS connections open, so idle ones cannot take the app\'s file descriptors', async () => {
+  it("keeps at most MAX_CONNECTIONS connections open, so idle ones cannot take the app's file descriptors", async () => {
     harness = await mcpHarness();
     const url = new URL(harness.url);
     const sockets: Socket[] = [];
@@ -269,7 +313,12 @@ describe('protocol edges', () => {
     harness = await mcpHarness();
     const lead = await harness.connect(TOKENS.lead);
     for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
-      const { json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_service_health', arguments: JSON.parse(`{"${name}":"x"}`) } }, sessionOf(lead));
+      const { json } = await post(
+        harness.url,
+        TOKENS.lead,
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_service_health', arguments: JSON.parse(`{"${name}":"x"}`) } },
+        sessionOf(lead),
+      );
       const text = (json.result as { content: { text: string }[]; isError: boolean }).content[0]!.text;
       expect(text).toBe(`unknown argument "${name}" for get_service_health; accepted: format, page`);
     }

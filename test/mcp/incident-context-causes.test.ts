@@ -42,7 +42,10 @@ function whatChanged(text: string): string[] {
   const lines = text.split('\n');
   const from = lines.indexOf('WHAT CHANGED');
   const to = lines.indexOf('WHAT IS AFFECTED');
-  return lines.slice(from + 1, to).map((l) => l.trim()).filter(Boolean);
+  return lines
+    .slice(from + 1, to)
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 describe('get_incident_context causes', () => {

@@ -5,16 +5,16 @@
  * Tools are called as the tool server calls them, with every service built from configuration
  * (`svc.mcp.max-output-bytes` among it).
  */
-import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { parseConfigText } from '../../src/config/file-source.js';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
 import type { ToolContext, ToolDefinition, ToolResult } from '../../src/mcp/tool-definition.js';
-import { toolErrorOf } from './tool-harness.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import { engineHarness } from '../support/engine-harness.js';
 import { newRegistry } from '../support/registry.js';
+import { toolErrorOf } from './tool-harness.js';
 
 export const OPERATIONS = 1000;
 export const operationName = (i: number) => `GET /api/v1/catalog/items-${String(i).padStart(4, '0')}`;
@@ -136,7 +136,12 @@ export const CUSTOM_ACTIONS = 40;
 export function crowdedIncident() {
   const h = largeService('', () => true);
   for (let i = 0; i < CUSTOM_ACTIONS; i++) {
-    h.services.remediation.registerAction({ name: `custom-action-${String(i).padStart(2, '0')}`, description: longText(`does ${i}`, LONG), requiresApproval: i % 2 === 0, handler: () => longText(`ran ${i}`, LONG) });
+    h.services.remediation.registerAction({
+      name: `custom-action-${String(i).padStart(2, '0')}`,
+      description: longText(`does ${i}`, LONG),
+      requiresApproval: i % 2 === 0,
+      handler: () => longText(`ran ${i}`, LONG),
+    });
   }
   for (let i = 0; i < 10; i++) h.engine.changes.record('config_change', longText(`change ${i}`, LONG));
   // The worst operation keeps failing for 40 s: a sustained error-rate spike, which the detectors name.

@@ -4,11 +4,11 @@
  * from the engine's own state, JSON structures, the executive summary's size and argument errors.
  */
 import { describe, expect, it } from 'vitest';
+import { isoTime, ms, multiple, percent } from '../../src/mcp/text-layout.js';
 import { getCrossStackContext } from '../../src/mcp/tools/get-cross-stack-context.js';
 import { getExecutiveSummary } from '../../src/mcp/tools/get-executive-summary.js';
 import { getServiceHealth } from '../../src/mcp/tools/get-service-health.js';
 import { getSloReport } from '../../src/mcp/tools/get-slo-report.js';
-import { isoTime, ms, multiple, percent } from '../../src/mcp/text-layout.js';
 import { lineIndexes, lineWith, toolHarness } from './tool-harness.js';
 
 const ORDERS = 'GET /orders';
@@ -105,7 +105,16 @@ describe('get_service_health', () => {
     });
     expect(json.operations.find((o) => o.name === HEALTH)).toMatchObject({ elevated: false, elevatedReasons: [] });
     expect(json.dependencies).toEqual([
-      { name: 'ledger', state: 'degraded', errorRate: 0.3, averageLatencyMs: 5, calls: 10, windowMs: 60_000, stale: false, lastCallAt: isoTime(h.engine.dependencyHealth.status('ledger')!.lastCallAt) },
+      {
+        name: 'ledger',
+        state: 'degraded',
+        errorRate: 0.3,
+        averageLatencyMs: 5,
+        calls: 10,
+        windowMs: 60_000,
+        stale: false,
+        lastCallAt: isoTime(h.engine.dependencyHealth.status('ledger')!.lastCallAt),
+      },
     ]);
     const slo = h.engine.sloTracker.getStatus('orders-availability')!;
     expect(json.slos).toEqual([{ name: 'orders-availability', compliance: 'HEALTHY', budgetRemaining: slo.budgetRemaining, burnRate: slo.burnRate }]);
@@ -157,7 +166,12 @@ describe('get_service_health: baselines and dependencies as they are', () => {
     const h = toolHarness({ staticBaselines: new Map([['GET /unset', { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: undefined }]]) });
     for (let i = 0; i < 100; i++) h.request('/unset', 20, i % 10 < 3);
     const { structured } = await h.callTool(getServiceHealth, { format: 'json' });
-    expect((structured as { operations: unknown[] }).operations[0]).toMatchObject({ elevated: false, baseline: { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: null }, baselineState: 'configured', learnedErrorRate: 0.3 });
+    expect((structured as { operations: unknown[] }).operations[0]).toMatchObject({
+      elevated: false,
+      baseline: { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: null },
+      baselineState: 'configured',
+      learnedErrorRate: 0.3,
+    });
     expect((await h.callTool(getServiceHealth)).text).not.toContain('ELEVATED');
   });
 
@@ -207,7 +221,9 @@ describe('get_slo_report', () => {
     // 3 requests in 6 s: 1,296,000 expected over 30 days.
     expect(lineWith(report, 'Budget')).toBe('  Budget:      100.00% remaining of 1,296,000 events expected over the window at the rate of the last 6 s');
     expect((await h.callTool(getServiceHealth, { format: 'json' })).structured).toMatchObject({ status: 'HEALTHY', slos: [{ compliance: 'INSUFFICIENT_DATA' }] });
-    expect(lineWith((await h.callTool(getExecutiveSummary)).text, 'SLO BUDGET')).toBe('SLO BUDGET: 0 healthy, 0 at risk, 0 violated, 1 with insufficient data; lowest 100.00% remaining (orders-availability)');
+    expect(lineWith((await h.callTool(getExecutiveSummary)).text, 'SLO BUDGET')).toBe(
+      'SLO BUDGET: 0 healthy, 0 at risk, 0 violated, 1 with insufficient data; lowest 100.00% remaining (orders-availability)',
+    );
   });
 
   it('summarises compliance and lists SLOs worst first with their numbers', async () => {
@@ -235,7 +251,15 @@ describe('get_slo_report', () => {
     expect(a).toMatch(/Failed: +6/);
     expect(a).toMatch(/Burn 1h\/5m: +0\.6x \/ 0\.6x \(fast burn: no\)/);
     // The labels come in the spec's order.
-    expect(lineIndexes(a.split('\n').map((l) => l.trim()).join('\n'), ['Target', 'Actual', 'Budget', 'Burn:', 'Requests', 'Failed', 'Burn 1h/5m', 'Burn 6h/30m'])).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => i + 1));
+    expect(
+      lineIndexes(
+        a
+          .split('\n')
+          .map((l) => l.trim())
+          .join('\n'),
+        ['Target', 'Actual', 'Budget', 'Burn:', 'Requests', 'Failed', 'Burn 1h/5m', 'Burn 6h/30m'],
+      ),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => i + 1));
 
     const latency = h.engine.sloTracker.getStatus('orders-latency')!;
     expect(latency.actual).toBeCloseTo(0.9, 9);

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, expect, it } from 'vitest';
-import { ROOT, startFixture, type FixtureApp } from '../support/fixture-app.js';
+import { type FixtureApp, ROOT, startFixture } from '../support/fixture-app.js';
 
 let app: FixtureApp | undefined;
 afterEach(async () => {

@@ -2,13 +2,13 @@
  * Tools called as the tool server calls them: a handler with a READ caller and the services of a
  * real Engine (fake clock, real TracerProvider) and ServiceMetadata with default configuration.
  */
-import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
-import type { EngineOptions } from '../../src/service-engine.js';
-import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
-import { ToolError, type ToolContext, type ToolDefinition, type ToolResult } from '../../src/mcp/tool-definition.js';
+import { type ToolContext, type ToolDefinition, ToolError, type ToolResult } from '../../src/mcp/tool-definition.js';
 import type { ToolServices } from '../../src/mcp/tool-services.js';
+import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
+import type { EngineOptions } from '../../src/service-engine.js';
 import { engineHarness } from '../support/engine-harness.js';
 import { newRegistry } from '../support/registry.js';
 

@@ -114,7 +114,9 @@ describe('identity', () => {
   });
 
   it('refuses to serve on a non-loopback address without tokens', async () => {
-    await expect(mcpHarness('', { tokens: false, host: '0.0.0.0' })).rejects.toThrow(/svc.mcp.host is 0.0.0.0, not loopback, and no tokens are configured: refusing to serve tools without authentication/);
+    await expect(mcpHarness('', { tokens: false, host: '0.0.0.0' })).rejects.toThrow(
+      /svc.mcp.host is 0.0.0.0, not loopback, and no tokens are configured: refusing to serve tools without authentication/,
+    );
   });
 
   it('refuses requests without a token when tokens are configured, and bad tokens', async () => {
@@ -223,7 +225,14 @@ describe('custom tools', () => {
     // The standalone SSE stream carries server notifications; give it a request to open on.
     await triage.listTools();
     harness.registry.registerCustom(
-      { name: 'get_queue_depth', description: 'Jobs waiting in the order queue, by priority', parameters: { priority: { type: 'string', description: 'high or low', enum: ['high', 'low'] } }, required: ['priority'], permission: 'DIAGNOSE', readOnly: true },
+      {
+        name: 'get_queue_depth',
+        description: 'Jobs waiting in the order queue, by priority',
+        parameters: { priority: { type: 'string', description: 'high or low', enum: ['high', 'low'] } },
+        required: ['priority'],
+        permission: 'DIAGNOSE',
+        readOnly: true,
+      },
       (args) => `${args.priority === 'high' ? 3 : 12} jobs`,
     );
     harness.registry.registerCustom({ name: 'purge_queue', description: 'Drops every queued job (admin only)', permission: 'ADMIN' }, () => 'purged');

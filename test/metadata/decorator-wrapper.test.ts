@@ -31,7 +31,7 @@ describe('@AgentOperation wrapper', () => {
     expect(decoratorRegistry().operations.has('Calculator.triple')).toBe(true);
   });
 
-  it('passes the method\'s own errors through unchanged', () => {
+  it("passes the method's own errors through unchanged", () => {
     runtime().active = true;
     const failing = standardDecorated(() => {
       throw new RangeError('bad input');

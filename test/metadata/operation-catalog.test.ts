@@ -43,7 +43,10 @@ describe('operation metadata precedence', () => {
 
   it('rule 5: the annotation applies only where configuration has not set the property, and beats the profile', () => {
     const { catalog: ops } = catalog((r) =>
-      r.operations.set('GET /orders/{id}', { options: { runbookUrl: 'https://runbooks/annotation', idempotent: false, retryAfterMs: 250, expectedLatencyP50: '12ms' }, where: '@AgentOperation on Orders.get' }),
+      r.operations.set('GET /orders/{id}', {
+        options: { runbookUrl: 'https://runbooks/annotation', idempotent: false, retryAfterMs: 250, expectedLatencyP50: '12ms' },
+        where: '@AgentOperation on Orders.get',
+      }),
     );
     const op = ops.resolve('GET /orders/{id}');
     expect(op.runbookUrl).toBe('https://runbooks/config');

@@ -2,11 +2,11 @@
  * An Engine with a fake clock and collected events, behind its span processor in a real
  * TracerProvider: tests drive spans with exact start and end times.
  */
-import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { Engine, type EngineOptions } from '../../src/service-engine.js';
 import { FakeClock } from '../../src/analysis/clock.js';
 import type { EventSeverity } from '../../src/analysis/emit-event.js';
+import { Engine, type EngineOptions } from '../../src/service-engine.js';
 
 export interface CollectedEvent {
   readonly name: string;

@@ -2,7 +2,7 @@
  * Starts a fixture app in a child process under `node --import ./register.mjs`, exporting to an
  * OTLP receiver, and waits for its "LISTENING <port>" line.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

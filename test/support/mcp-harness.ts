@@ -2,15 +2,15 @@
  * An in-process tool server on 127.0.0.1 (ephemeral port) over an engine with a fake clock, and
  * official MCP SDK clients connected to it over real HTTP.
  */
-import { expect } from 'vitest';
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
-import { sha256Hex } from '../../src/mcp/authenticator.js';
+import { Authenticator, sha256Hex } from '../../src/mcp/authenticator.js';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
 import { Roles } from '../../src/mcp/roles.js';
-import { Authenticator } from '../../src/mcp/authenticator.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
 import { ToolRegistry } from '../../src/mcp/tool-registry.js';
 import { ToolServer } from '../../src/mcp/tool-server.js';
@@ -25,9 +25,13 @@ export async function mcpHarness(extraYaml = '', serverOptions: { rateLimitPerMi
   const tokens = `  tokens:
     ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
     triage-bot: { sha256: ${sha256Hex(TOKENS.triage)}, role: diagnostician }
-    lead: { sha256: ${sha256Hex(TOKENS.lead)}, role: admin }${serverOptions.approverTokens ? `
+    lead: { sha256: ${sha256Hex(TOKENS.lead)}, role: admin }${
+      serverOptions.approverTokens
+        ? `
     alice: { sha256: ${sha256Hex(TOKENS.alice)}, role: operator }
-    watch: { sha256: ${sha256Hex(TOKENS.watch)}, role: observer }` : ''}`;
+    watch: { sha256: ${sha256Hex(TOKENS.watch)}, role: observer }`
+        : ''
+    }`;
   const yaml = `topology:
   team: checkout
   tier: critical

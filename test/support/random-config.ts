@@ -6,7 +6,7 @@
  * was printed.
  */
 import { stringify } from 'yaml';
-import { envName, isScalarKey, isSecretPath, SCHEMA, type KeySpec } from '../../src/config/schema.js';
+import { envName, isScalarKey, isSecretPath, type KeySpec, SCHEMA } from '../../src/config/schema.js';
 
 export interface ConfigCase {
   readonly args: string[];
@@ -30,9 +30,43 @@ function chance(random: Random, p: number): boolean {
 const NAMES = ['GET /orders/{id}', 'bot', 'api.v1.2', 'two words', '', 'naïve-日本', '🚀', '\u001b[31mred', '\u202eevil', 'n'.repeat(1025), ']', '[', '"', 'a=b', 'x\r\ny'];
 const INDEXES = ['0', '1', '4', '199', '200', '1000', '1000000000', '99999999999999999999999', '-1', '1.5', 'abc', '', ' 3', '1e9', '007'];
 const ANY_VALUES = [
-  '', ' ', 'true', 'false', 'TRUE', '0', '-1', '1.5', '-0', '1e308', '1e400', 'NaN', 'Infinity', '0x10', '2147483648', '9007199254740993',
-  '9999999m', '0ms', '1.5s', '2m', '1h', '30d', '-5s', '10 m', '\u001b[2J\u001b[H', 'a\r\nb', '\u202eevil', '\u0000', '日本語', '🚀'.repeat(300),
-  'x'.repeat(1025), 'x'.repeat(5000), 'a,b,c', 'READ,DIAGNOSE', 'sync', 'database', 'https://runbooks.example.com/orders',
+  '',
+  ' ',
+  'true',
+  'false',
+  'TRUE',
+  '0',
+  '-1',
+  '1.5',
+  '-0',
+  '1e308',
+  '1e400',
+  'NaN',
+  'Infinity',
+  '0x10',
+  '2147483648',
+  '9007199254740993',
+  '9999999m',
+  '0ms',
+  '1.5s',
+  '2m',
+  '1h',
+  '30d',
+  '-5s',
+  '10 m',
+  '\u001b[2J\u001b[H',
+  'a\r\nb',
+  '\u202eevil',
+  '\u0000',
+  '日本語',
+  '🚀'.repeat(300),
+  'x'.repeat(1025),
+  'x'.repeat(5000),
+  'a,b,c',
+  'READ,DIAGNOSE',
+  'sync',
+  'database',
+  'https://runbooks.example.com/orders',
 ];
 /** For files, which the YAML parser reads at about a microsecond a character: the fuzz stays fast. */
 const SHORT_VALUES = ANY_VALUES.filter((value) => value.length <= 100);

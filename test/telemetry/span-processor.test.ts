@@ -2,7 +2,7 @@
  * The span processor in a real TracerProvider: operation naming (route, template, span name),
  * dependency matching by each identifying attribute, undeclared dependencies and their cap.
  */
-import { SpanKind, type Attributes } from '@opentelemetry/api';
+import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';

@@ -3,15 +3,15 @@
  * injected clock and schedule (nothing when nothing failed), the exporter wrapper, queue drops seen
  * through a real BatchSpanProcessor, the endpoint named without credentials, and the shutdown key.
  */
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { BatchSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { CountingExporter, type BatchExporter } from '../../src/telemetry/counting-exporter.js';
+import { type BatchExporter, CountingExporter } from '../../src/telemetry/counting-exporter.js';
 import { otlpEndpoint } from '../../src/telemetry/otlp-endpoint.js';
 import { queueDropMeterProvider } from '../../src/telemetry/queue-drop-meter-provider.js';
-import { TelemetryLoss, type Schedule } from '../../src/telemetry/telemetry-loss.js';
+import { type Schedule, TelemetryLoss } from '../../src/telemetry/telemetry-loss.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const FIVE_MINUTES = 5 * 60_000;
@@ -44,9 +44,7 @@ describe('TelemetryLoss', () => {
     const logs = loss.tally('logs', LOGS);
     traces.exportStarted(12);
     traces.exportFailed(12, new Error('connect ECONNREFUSED 10.0.0.7:4318'));
-    expect(lines).toEqual([
-      `traces export to ${TRACES} failed: connect ECONNREFUSED 10.0.0.7:4318 (12 spans lost); further failures are counted and reported every 5 min`,
-    ]);
+    expect(lines).toEqual([`traces export to ${TRACES} failed: connect ECONNREFUSED 10.0.0.7:4318 (12 spans lost); further failures are counted and reported every 5 min`]);
     for (let i = 0; i < 20; i++) {
       traces.exportStarted(3);
       traces.exportFailed(3, new Error('connect ECONNREFUSED 10.0.0.7:4318'));
@@ -79,9 +77,7 @@ describe('TelemetryLoss', () => {
     traces.dropped(40);
     batch(logs, 4);
     tick();
-    expect(lines).toEqual([
-      `telemetry lost in the last 5 min: traces to ${TRACES}: 2 of 3 batches failed (15 spans, last error: Export failed with retryable status), 40 spans dropped (queue full)`,
-    ]);
+    expect(lines).toEqual([`telemetry lost in the last 5 min: traces to ${TRACES}: 2 of 3 batches failed (15 spans, last error: Export failed with retryable status), 40 spans dropped (queue full)`]);
 
     batch(traces, 3);
     tick();
@@ -112,7 +108,13 @@ describe('TelemetryLoss', () => {
   });
 
   it('keeps a throwing report away from the exporter', () => {
-    const loss = new TelemetryLoss({ report: () => { throw new Error('EPIPE'); }, reportIntervalMs: FIVE_MINUTES, clock: new FakeClock() });
+    const loss = new TelemetryLoss({
+      report: () => {
+        throw new Error('EPIPE');
+      },
+      reportIntervalMs: FIVE_MINUTES,
+      clock: new FakeClock(),
+    });
     const tally = loss.tally('traces', TRACES);
     tally.exportStarted(1);
     expect(() => tally.exportFailed(1, new Error('down'))).not.toThrow();

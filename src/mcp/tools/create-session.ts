@@ -1,8 +1,8 @@
 /** create_session: a shared blackboard for an incident. Names echoed are cut (src/mcp/bounded-output.ts): agents' at 128 characters, operations' at 256. */
 import { MAX_AGENT_NAME_CHARS, shownName } from '../bounded-output.js';
-import { fields, isoTime, listSome } from '../text-layout.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
 import { INPUT_LIMITS } from '../input-limits.js';
+import { fields, isoTime, listSome } from '../text-layout.js';
+import { type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
 
 export const createSession: ToolDefinition = {
   name: 'create_session',
@@ -20,11 +20,14 @@ export const createSession: ToolDefinition = {
     }
     const session = services.sessions.create(incident.id, caller.agentName, caller.credential);
     return textResult(
-      ['SESSION CREATED', ...fields([
-        ['Session', session.id],
-        ['Incident', `${incident.id} (${shownName(incident.operation)}, ${incident.status})`],
-        ['Created', `${isoTime(session.created)} by ${shownName(caller.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(caller.role, MAX_AGENT_NAME_CHARS)})`],
-      ])].join('\n'),
+      [
+        'SESSION CREATED',
+        ...fields([
+          ['Session', session.id],
+          ['Incident', `${incident.id} (${shownName(incident.operation)}, ${incident.status})`],
+          ['Created', `${isoTime(session.created)} by ${shownName(caller.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(caller.role, MAX_AGENT_NAME_CHARS)})`],
+        ]),
+      ].join('\n'),
       { sessionId: session.id, incidentId: incident.id },
     );
   },

@@ -1,18 +1,18 @@
 /**
-  * execute_remediation: runs an action, audited. An action that needs approval runs once a
-  * credential that may approve has approved it: the caller's own, or a second credential's
-  * approval (`approve:<id>`) named by its id in approved_by (src/incidents/approvals.ts).
-  * The echo is bounded (src/mcp/bounded-output.ts): the result message (a custom action's may be
-  * long) and the reason are cut at 1/16 of `svc.mcp.max-output-bytes`, names at 256 characters
-  * (agents' at 128), in the text and the structured content.
-  */
+ * execute_remediation: runs an action, audited. An action that needs approval runs once a
+ * credential that may approve has approved it: the caller's own, or a second credential's
+ * approval (`approve:<id>`) named by its id in approved_by (src/incidents/approvals.ts).
+ * The echo is bounded (src/mcp/bounded-output.ts): the result message (a custom action's may be
+ * long) and the reason are cut at 1/16 of `svc.mcp.max-output-bytes`, names at 256 characters
+ * (agents' at 128), in the text and the structured content.
+ */
 import { APPROVE_PREFIX } from '../../incidents/approvals.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { RemediationRefused } from '../../incidents/remediation.js';
 import { cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, shownName } from '../bounded-output.js';
 import { INPUT_LIMITS } from '../input-limits.js';
 import { fields, isoTime } from '../text-layout.js';
-import { ToolError, textResult, type ToolDefinition } from '../tool-definition.js';
+import { type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
 
 export const executeRemediation: ToolDefinition = {
   name: 'execute_remediation',

@@ -9,8 +9,8 @@
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { callFor, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
-import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { blocks, columns, fields, ms, multiple, percent, section, withBaseline } from '../text-layout.js';
+import { OPERATION_NAME, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
 import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
 import { sloKind, slosWorstFirst } from './worst-first.js';
 

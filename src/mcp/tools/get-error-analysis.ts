@@ -18,8 +18,8 @@
  */
 import type { Engine } from '../../analysis/engine.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
-import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, plural, section } from '../text-layout.js';
+import { OPERATION_NAME, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
 import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
 
 const DEVIATION_POINTS = 0.05;
@@ -109,7 +109,10 @@ function suggestion(engine: Engine, recentErrors: number, category: string | und
   if (top === undefined) return recentErrors ? 'errors are not categorised; check dependency health (get_service_health) and recent changes.' : 'no errors recorded; nothing to remedy for errors.';
   // Stale states (no call in the window) describe the past: not a current suspect.
   const unwell = engine.dependencyHealth.statuses().filter((d) => d.state !== 'healthy' && !d.stale);
-  const dependencies = listSome(unwell.map((d) => `${shownName(d.name)} (${d.state})`), 3);
+  const dependencies = listSome(
+    unwell.map((d) => `${shownName(d.name)} (${d.state})`),
+    3,
+  );
   if (TIMEOUT.test(top)) return `mostly timeouts (${top}): put a circuit breaker with a shorter timeout on the slow dependency and serve a fallback while it is open.`;
   if (UNREACHABLE.test(top)) return `mostly unreachable dependencies (${top}): check ${unwell.length ? dependencies : 'the dependency'} and fail over or open its circuit breaker.`;
   if (SERVER_ERROR.test(top)) {

@@ -13,9 +13,9 @@
  * window are stale: named apart, not as problems.
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
-import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
-import { headerLine, isoTime, listSome, ms, percent, plural, withBaseline } from '../text-layout.js';
 import { cutField } from '../bounded-output.js';
+import { headerLine, isoTime, listSome, ms, percent, plural, withBaseline } from '../text-layout.js';
+import { READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
 import { operationsWorstFirst } from './worst-first.js';
 
 const TOP_ISSUES = 5;
@@ -45,17 +45,27 @@ export const getExecutiveSummary: ToolDefinition = {
       elevated.length && `${elevated.length} of ${plural(summary.operations.length, 'operation')} elevated`,
       violated && `${plural(violated, 'SLO')} violated`,
       atRisk && `${plural(atRisk, 'SLO')} at risk`,
-      unwell.length && `${plural(unwell.length, 'dependency', 'dependencies')} not healthy (${listSome(unwell.map((d) => `${cutField(d.name, MAX_NAME)} ${d.state}`), 3)})`,
+      unwell.length &&
+        `${plural(unwell.length, 'dependency', 'dependencies')} not healthy (${listSome(
+          unwell.map((d) => `${cutField(d.name, MAX_NAME)} ${d.state}`),
+          3,
+        )})`,
     ].filter((p): p is string => typeof p === 'string');
     const staleNote = stale.length
-      ? ` Stale, not counted: ${listSome(stale.map((d) => `${cutField(d.name, MAX_NAME)} last ${d.state}, no calls since ${isoTime(d.lastCallAt)}`), 3)}.`
+      ? ` Stale, not counted: ${listSome(
+          stale.map((d) => `${cutField(d.name, MAX_NAME)} last ${d.state}, no calls since ${isoTime(d.lastCallAt)}`),
+          3,
+        )}.`
       : '';
     const sentence =
       summary.status === 'HEALTHY'
         ? `HEALTHY: ${withinBaseline(summary.operations.length, learning.length)}, no SLO at risk.${staleNote}`
         : `${summary.status}: ${problems.length ? problems.join('; ') : cutField(summary.reasons[0] ?? 'see get_service_health', 200)}.${staleNote}`;
     const learningNote = learning.length
-      ? `; learning a baseline: ${listSome(learning.map((op) => `${cutField(op.operation, MAX_NAME)} (${plural(op.samples, 'sample')})`), 3)}`
+      ? `; learning a baseline: ${listSome(
+          learning.map((op) => `${cutField(op.operation, MAX_NAME)} (${plural(op.samples, 'sample')})`),
+          3,
+        )}`
       : '';
 
     const issues = elevated.slice(0, TOP_ISSUES).map((op, i) => `  ${i + 1}. ${issueLine(op)}`);

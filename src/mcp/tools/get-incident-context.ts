@@ -13,8 +13,8 @@
  */
 import type { Engine } from '../../analysis/engine.js';
 import { buildIncidentContext, changeLine, formatIncidentContext, type IncidentContext } from '../../incidents/incident-context.js';
-import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName, type PageRequest, type ShownPart, type TextListing } from '../bounded-output.js';
-import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
+import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, type PageRequest, pageArgument, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
+import { READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 import { operationsWorstFirst } from './worst-first.js';
 

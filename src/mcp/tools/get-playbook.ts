@@ -5,7 +5,7 @@
  */
 import { formatPlaybook, selectPlaybook, UnknownPatternError } from '../../incidents/playbooks.js';
 import { shownName } from '../bounded-output.js';
-import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
+import { OPERATION_NAME, READ_ONLY, type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 
 export const getPlaybook: ToolDefinition = {
@@ -26,7 +26,11 @@ export const getPlaybook: ToolDefinition = {
     const operationPatterns = operation ? [...(services.incidents.openIncident(operation)?.patterns ?? [])].reverse() : [];
     try {
       const playbook = selectPlaybook({ pattern: args.pattern, operationPatterns });
-      return textResult(formatPlaybook(playbook, operation === undefined ? undefined : shownName(operation)), { playbook: playbook.name, triggerPatterns: [...playbook.triggerPatterns], steps: playbook.steps.map((s) => ({ ...s })) });
+      return textResult(formatPlaybook(playbook, operation === undefined ? undefined : shownName(operation)), {
+        playbook: playbook.name,
+        triggerPatterns: [...playbook.triggerPatterns],
+        steps: playbook.steps.map((s) => ({ ...s })),
+      });
     } catch (error) {
       if (error instanceof UnknownPatternError) throw new ToolError(error.message.replace(`"${error.pattern}"`, `"${shownName(error.pattern, 64)}"`));
       throw error;

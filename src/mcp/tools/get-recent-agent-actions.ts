@@ -12,8 +12,8 @@ import { APPROVE_PREFIX } from '../../incidents/approvals.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { callFor, cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
 import { isoTime, section } from '../text-layout.js';
+import { READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
 import { approvalText } from './execute-remediation.js';
-import { READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
 
 const OUTCOME: Record<AuditEntry['outcome'], string> = { success: 'succeeded', failed: 'failed', refused: 'refused' };
 
@@ -35,7 +35,8 @@ export const getRecentAgentActions: ToolDefinition = {
     const agent = (e: AuditEntry) =>
       !mayApprove && e.approver !== undefined && e.action.startsWith(APPROVE_PREFIX) ? 'an approver' : `${shownName(e.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(e.role, MAX_AGENT_NAME_CHARS)})`;
     const lines = entries.map(
-      (e) => `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${agent(e)}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
+      (e) =>
+        `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${agent(e)}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
     );
     const { text } = pageText(request, [{ noun: 'action', items: lines, kinds: entries.map((e) => OUTCOME[e.outcome]) }], ([shown]) =>
       section(`RECENT AGENT ACTIONS (${entries.length}${services.audit.evicted ? `; ${services.audit.evicted} older evicted, svc.limits.max-audit-entries` : ''})`, shown!, 'none recorded'),

@@ -27,12 +27,13 @@
  * judged against, null when unset (rule 9); `learnedErrorRate` is the rolling baseline's, shown,
  * never judged. `calls` are within the last `windowMs`; `lastCallAt` is ISO 8601 UTC.
  */
-import type { ColdStart } from '../../analysis/pattern-matcher.js';
+
 import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
-import { callFor, cutField, maxOutputBytes, PAGE, pageArgument, pageJson, pageText, shownName, type PageRequest } from '../bounded-output.js';
-import { FORMAT, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
-import { formatArgument } from './operation-argument.js';
+import type { ColdStart } from '../../analysis/pattern-matcher.js';
+import { callFor, cutField, maxOutputBytes, PAGE, type PageRequest, pageArgument, pageJson, pageText, shownName } from '../bounded-output.js';
 import { blocks, columns, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
+import { FORMAT, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
+import { formatArgument } from './operation-argument.js';
 import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloKind, slosWorstFirst } from './worst-first.js';
 
 /** Columns are padded to at most this width, so one long name does not widen every line. */
@@ -85,16 +86,30 @@ function healthText(
   const { text } = pageText(
     request,
     [
-      { noun: 'operation', items: columns(operations.map((op) => operationCells(op, coldStartOf(op.operation))), MAX_COLUMN), kinds: operations.map(operationKind), ranks: operations.map((op) => rank(op.elevated)) },
+      {
+        noun: 'operation',
+        items: columns(
+          operations.map((op) => operationCells(op, coldStartOf(op.operation))),
+          MAX_COLUMN,
+        ),
+        kinds: operations.map(operationKind),
+        ranks: operations.map((op) => rank(op.elevated)),
+      },
       {
         noun: ['dependency', 'dependencies'],
-        items: columns(dependencies.map((d) => dependencyCells(d, windowMs)), MAX_COLUMN),
+        items: columns(
+          dependencies.map((d) => dependencyCells(d, windowMs)),
+          MAX_COLUMN,
+        ),
         kinds: dependencies.map((d) => (d.stale ? `stale ${d.state}` : d.state)),
         ranks: dependencies.map((d) => rank(d.state !== 'healthy' && !d.stale)),
       },
       {
         noun: 'SLO',
-        items: columns(slos.map((s) => [shownName(s.name), s.compliance, `budget ${percent(s.budgetRemaining)}`, `burn ${multiple(s.burnRate)}`]), MAX_COLUMN),
+        items: columns(
+          slos.map((s) => [shownName(s.name), s.compliance, `budget ${percent(s.budgetRemaining)}`, `burn ${multiple(s.burnRate)}`]),
+          MAX_COLUMN,
+        ),
         kinds: slos.map((s) => sloKind(s.compliance)),
         ranks: slos.map((s) => rank(s.compliance !== 'HEALTHY')),
       },

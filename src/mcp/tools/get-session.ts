@@ -8,9 +8,9 @@
  * `… 497 more entries (300 OBSERVATION, 197 ACTION) left out; call get_session with session_id=SES-0001 and page=2`.
  */
 import { callFor, cutBlock, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
-import { fields, isoTime, listSome } from '../text-layout.js';
-import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { INPUT_LIMITS } from '../input-limits.js';
+import { fields, isoTime, listSome } from '../text-layout.js';
+import { READ_ONLY, type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
 
 export const getSession: ToolDefinition = {
   name: 'get_session',

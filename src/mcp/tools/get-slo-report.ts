@@ -22,10 +22,10 @@
  */
 import type { Engine } from '../../analysis/engine.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';
-import { callFor, maxOutputBytes, PAGE, pageArgument, pageJson, pageText, shownName, type PageRequest } from '../bounded-output.js';
-import { FORMAT, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
-import { formatArgument } from './operation-argument.js';
+import { callFor, maxOutputBytes, PAGE, type PageRequest, pageArgument, pageJson, pageText, shownName } from '../bounded-output.js';
 import { blocks, duration, fields, isoTime, ms, multiple, percent, section } from '../text-layout.js';
+import { FORMAT, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
+import { formatArgument } from './operation-argument.js';
 import { rank, sloKind, slosWorstFirst } from './worst-first.js';
 
 export const getSloReport: ToolDefinition = {
@@ -83,9 +83,7 @@ function sloFields(engine: Engine, s: SloStatus): string[] {
   // The SLO counts requests against the threshold; the recent p99 shows the duration it is at now.
   const recentP99 = engine.health.getOperationHealth(s.operationName);
   const target = latency ? `p99 <= ${ms(s.latencyThresholdMs)} (${percent(s.target)} of requests)` : `${percent(s.target)} available`;
-  const actual = latency
-    ? `${percent(s.actual)} under ${ms(s.latencyThresholdMs)}${recentP99?.requestCount ? `, recent p99 ${ms(recentP99.p99)}` : ''}`
-    : `${percent(s.actual)} available`;
+  const actual = latency ? `${percent(s.actual)} under ${ms(s.latencyThresholdMs)}${recentP99?.requestCount ? `, recent p99 ${ms(recentP99.p99)}` : ''}` : `${percent(s.actual)} available`;
   const insufficient = s.compliance === 'INSUFFICIENT_DATA';
   const events = Math.round(s.windowEvents).toLocaleString('en-US');
   const budgetOf = s.observedMs >= s.windowMs ? `${events} events in the window` : `${events} events expected over the window at the rate of the last ${elapsed(s.observedMs)}`;

@@ -18,8 +18,8 @@
  */
 import type { MinuteHistory, MinuteStats } from '../../analysis/minute-history.js';
 import { cutField, shownName } from '../bounded-output.js';
-import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, plural, signedChange } from '../text-layout.js';
+import { OPERATION_NAME, READ_ONLY, type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
 import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
 
 const MINUTE_MS = 60_000;
@@ -72,14 +72,30 @@ export const getTrendAnalysis: ToolDefinition = {
     const weights = samples.map((s) => s.observedMs);
     const throughput = throughputSeries(history, samples, currentMinute, now);
     const trends = {
-      p50: trendOf(samples.map((s) => s.p50), weights),
-      p99: trendOf(samples.map((s) => s.p99), weights),
-      errorRate: trendOf(samples.map((s) => s.errorRate), weights, MIN_ERROR_RATE_CHANGE),
+      p50: trendOf(
+        samples.map((s) => s.p50),
+        weights,
+      ),
+      p99: trendOf(
+        samples.map((s) => s.p99),
+        weights,
+      ),
+      errorRate: trendOf(
+        samples.map((s) => s.errorRate),
+        weights,
+        MIN_ERROR_RATE_CHANGE,
+      ),
       throughput: trendOf(throughput.rates, throughput.weights),
     };
     const requests = samples.reduce((sum, s) => sum + s.count, 0);
     const observedMs = throughput.weights.reduce((sum, w) => sum + w, 0);
-    const line = (label: string, trend: Trend, format: (value: number) => string) => [label, `start ${format(trend.start)}`, `end ${format(trend.end)}`, trend.direction, signedChange(trend.start, trend.end)];
+    const line = (label: string, trend: Trend, format: (value: number) => string) => [
+      label,
+      `start ${format(trend.start)}`,
+      `end ${format(trend.end)}`,
+      trend.direction,
+      signedChange(trend.start, trend.end),
+    ];
 
     return textResult(
       blocks(

@@ -12,14 +12,14 @@
  */
 import { byteLength, callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
 import { blocks, section } from '../text-layout.js';
-import { OPERATION_NAME, READ_ONLY, textResult, type ToolDefinition } from '../tool-definition.js';
+import { OPERATION_NAME, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 
 export const listRemediationActions: ToolDefinition = {
   name: 'list_remediation_actions',
   title: 'Remediation actions',
   description:
-    'Lists the remediation actions available for an operation: built-ins that act in-process (fallback flag, circuit breakers, baseline reset, escalation) and the app\'s own actions, each with its exact name for execute_remediation and whether it needs approval. A long list is paged: its last line names the call for the next page.',
+    "Lists the remediation actions available for an operation: built-ins that act in-process (fallback flag, circuit breakers, baseline reset, escalation) and the app's own actions, each with its exact name for execute_remediation and whether it needs approval. A long list is paged: its last line names the call for the next page.",
   permission: 'REMEDIATE',
   parameters: { operation_name: OPERATION_NAME, page: PAGE },
   required: ['operation_name'],
@@ -39,7 +39,8 @@ export const listRemediationActions: ToolDefinition = {
       request,
       // An action counts as the larger of its text and its JSON, as the page carries both.
       [{ noun: 'action', items: lines, kinds: actions.map(kindOf), sizes: actions.map((a) => byteLength(JSON.stringify(a)) + 1) }],
-      ([shown]) => blocks(`REMEDIATION ACTIONS for ${shownName(operation)}`, `Fallback flag: ${fallback}`, section('ACTIONS', shown!), 'Run one with execute_remediation(action_name, reason[, approved_by]).'),
+      ([shown]) =>
+        blocks(`REMEDIATION ACTIONS for ${shownName(operation)}`, `Fallback flag: ${fallback}`, section('ACTIONS', shown!), 'Run one with execute_remediation(action_name, reason[, approved_by]).'),
     );
     const { start, end } = plan.ranges[0]!;
     return textResult(text, {

@@ -1,9 +1,10 @@
 /** verify_remediation_effect: compares the health snapshot at execution with the traffic since. The action name echoed is cut at 256 characters. */
-import { shownName } from '../bounded-output.js';
-import { fields, isoTime, ms } from '../text-layout.js';
-import { READ_ONLY, textResult, type ToolDefinition, ToolError } from '../tool-definition.js';
-import { INPUT_LIMITS } from '../input-limits.js';
+
 import { MAX_PENDING } from '../../incidents/verification.js';
+import { shownName } from '../bounded-output.js';
+import { INPUT_LIMITS } from '../input-limits.js';
+import { fields, isoTime, ms } from '../text-layout.js';
+import { READ_ONLY, type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
 
 export const verifyRemediationEffect: ToolDefinition = {
   name: 'verify_remediation_effect',
@@ -38,6 +39,13 @@ export const verifyRemediationEffect: ToolDefinition = {
       ['Health after', verification.after.status],
       ['Verified at', isoTime(verification.verifiedAt)],
     ]).join('\n');
-    return textResult(text, { action, effective: verification.effective, latencyDeltaMs: verification.latencyDeltaMs, errorRateDelta: verification.errorRateDelta, before: verification.before.status, after: verification.after.status });
+    return textResult(text, {
+      action,
+      effective: verification.effective,
+      latencyDeltaMs: verification.latencyDeltaMs,
+      errorRateDelta: verification.errorRateDelta,
+      before: verification.before.status,
+      after: verification.after.status,
+    });
   },
 };
