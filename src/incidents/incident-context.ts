@@ -5,6 +5,8 @@
  * and the remediation catalog.
  *
  * Rules where the spec is silent:
+ * - patterns: the episode's, plus cold_start when the operation's cold start (engine.coldStartOf)
+ *   ended at most a minute before the episode began;
  * - scope: `dependency_related` when a dependency is degraded or unhealthy, `service_wide` when
  *   more than one operation is elevated or has an open incident, else `operation_specific`;
  * - user-facing: YES when the tier is critical or a consumer calls synchronously;
@@ -26,6 +28,9 @@ import type { Incident, IncidentTracker } from './incident-tracker.js';
 import type { Remediation, RemediationAction } from './remediation.js';
 
 export type ActionPriority = 'HIGH' | 'MEDIUM';
+
+/** How long after a cold start ended an episode's beginning still counts it as part of the episode: a detection window. */
+const COLD_START_PART_OF_EPISODE_MS = 60_000;
 
 export interface ChangeLine {
   readonly kind: string;
@@ -91,8 +96,11 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
   const summary = engine.healthSummary();
   const operationMetadata = metadata.operations.resolve(operation);
   const { registry } = metadata.topology();
-  const patterns = incident ? [...incident.patterns] : [];
   const openedAt = incident?.openedAt ?? now;
+  const patterns = incident ? [...incident.patterns] : [];
+  // A cold start is part of an episode that began while it lasted or within a detection window of it.
+  const coldStart = incident ? engine.coldStartOf(operation) : undefined;
+  if (coldStart && !patterns.includes('cold_start') && openedAt - (coldStart.firstRequestAtMs + coldStart.durationMs) <= COLD_START_PART_OF_EPISODE_MS) patterns.push('cold_start');
 
   const cause = incident ? incidents.probableCause(incident) : undefined;
   const probable = cause?.change;

@@ -103,4 +103,19 @@ describe('get_incident_context causes', () => {
       new RegExp(`deployment: version 2\\.0\\.0 {2}PROBABLE CAUSE \\(14m${since % 60 ? ` ${since % 60}s` : ''} before the episode began; a deployment replaces the code of every operation\\)$`),
     );
   });
+
+  it("lists cold_start with an incident that began just after the process's slow first requests, not with a later one", async () => {
+    const fresh = serviceWithTools();
+    traffic(fresh, ROUTE, { seconds: 3, latencyMs: 250 }); // 250 ms against the operation's static p99
+    failingFor(fresh, ROUTE);
+    const early = (await fresh.callTool(getIncidentContext, { operation_name: OPERATION })).text;
+    expect(early).toMatch(/^INCIDENT INC-/);
+    expect(early).toMatch(/Patterns: +error_rate_spike \(.*\); cold_start \(/);
+
+    const { h, spike } = quietService();
+    spike();
+    const late = (await h.callTool(getIncidentContext, { operation_name: OPERATION })).text;
+    expect(late).toMatch(/Patterns: +error_rate_spike \(/);
+    expect(late).not.toContain('cold_start');
+  });
 });
