@@ -63,8 +63,9 @@ async function order(res, id) {
       throw new Error('first request failed');
     }
     if (Math.random() < fault.errorRate) throw new Error('stock check failed');
-    await call('inventory', `/stock/${id}`);
-    await call('pricing', `/price/${id}`).catch(() => undefined); // pricing is optional: a degraded order
+    // Both are asked at once; pricing is optional (an order without a price is degraded, not failed).
+    const [stock] = await Promise.allSettled([call('inventory', `/stock/${id}`), call('pricing', `/price/${id}`)]);
+    if (stock.status === 'rejected') throw stock.reason;
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id }));
   } catch (error) {
     res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ error: error.message }));
