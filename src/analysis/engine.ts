@@ -178,6 +178,13 @@ export class Engine {
       rollingBaselines: this.rollingBaselines,
       expectedErrorRate: options.expectedErrorRate ?? ((operation) => this.staticBaselines.getBaseline(operation)?.errorRate),
       circuitBreakers: this.circuitBreakers,
+      warmUp: {
+        isWarmingUp: () => this.patternMatcher.isWarmingUp(),
+        coldStartEndOf: (operation) => {
+          const coldStart = this.coldStartOf(operation);
+          return coldStart && coldStart.firstRequestAtMs + coldStart.durationMs;
+        },
+      },
       criticalityOf: options.criticalityOf ?? (() => undefined),
       historyMinutes: options.historyMinutes,
       recentMinutes: options.healthRecentMinutes,

@@ -96,6 +96,12 @@ export interface HealthAggregatorOptions {
   /** An operation's expected error rate; undefined when unset (rule 9). Default: none. */
   readonly expectedErrorRate?: (operation: string) => number | undefined;
   readonly circuitBreakers?: CircuitBreakers;
+  /**
+   * A fresh process's warm-up is not a health problem: while the process warms up its latency
+   * makes nothing ELEVATED, and while an operation's cold start (when it ended) is within the
+   * recent minutes, its p99, which those first requests raise, does not either (p50 still does).
+   */
+  readonly warmUp?: { readonly isWarmingUp: () => boolean; readonly coldStartEndOf: (operation: string) => number | undefined };
   /** Declared criticality of a dependency, for the CRITICAL rule. */
   readonly criticalityOf?: (dependency: string) => Criticality | undefined;
   readonly historyMinutes?: number;
@@ -169,8 +175,12 @@ export class HealthAggregator {
     const reasons: string[] = [];
     if (recent.count >= MIN_REQUESTS_FOR_ELEVATION) {
       const slower = (value: number, base: number) => value > ELEVATION_FACTOR * base && value - base >= MIN_ELEVATION_MS;
-      if (baseline && slower(recent.p50, baseline.latencyP50Ms)) reasons.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
-      if (baseline && slower(recent.p99, baseline.latencyP99Ms)) reasons.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
+      const { warmUp } = this.options;
+      const warming = warmUp?.isWarmingUp() ?? false;
+      const coldStartEnd = warming ? undefined : warmUp?.coldStartEndOf(operation);
+      const coldStartRecent = coldStartEnd !== undefined && this.clock.now() - coldStartEnd < this.recentMinutes * 60_000;
+      if (!warming && baseline && slower(recent.p50, baseline.latencyP50Ms)) reasons.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
+      if (!warming && !coldStartRecent && baseline && slower(recent.p99, baseline.latencyP99Ms)) reasons.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
       if (expectedErrorRate !== undefined && recent.errorRate > expectedErrorRate + 0.05 && recent.errorRate > 2 * expectedErrorRate) {
         reasons.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(expectedErrorRate)}`);
       }

@@ -187,6 +187,11 @@ export class PatternMatcher {
   }
 
   /** The operation's cold start against `baselineP99Ms`, if its first requests were markedly slower. */
+  /** Whether the process is still in its cold-start window (`patterns.cold-start-window`). */
+  isWarmingUp(): boolean {
+    return this.coldStart.isCold(this.clock.now());
+  }
+
   coldStartOf(operation: string, baselineP99Ms: number | undefined): ColdStart | undefined {
     return this.coldStart.coldStartOf(this.operations.get(operation), baselineP99Ms);
   }

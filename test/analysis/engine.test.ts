@@ -122,12 +122,30 @@ describe('reset baseline', () => {
 describe('service status', () => {
   it('is DEGRADED while an operation is elevated against its baseline, with the reason', () => {
     const h = engineHarness({ staticBaselines: new Map([['GET /s', { latencyP50Ms: 20, latencyP99Ms: 50, errorRate: 0.01 }]]) });
+    h.clock.advance(60_000); // past the process's warm-up
     for (let i = 0; i < 20; i++) h.request('/s', 20);
     expect(h.engine.healthSummary().status).toBe('HEALTHY');
     for (let i = 0; i < 20; i++) h.request('/s', 120);
     const summary = h.engine.healthSummary();
     expect(summary.status).toBe('DEGRADED');
     expect(summary.reasons[0]).toMatch(/^GET \/s elevated: .*p99 \d+ms vs baseline 50ms/);
+  });
+
+  it('stays HEALTHY through a warm-up: slow first requests are a cold start, not an elevated operation', () => {
+    const h = engineHarness({ staticBaselines: new Map([['GET /w', { latencyP50Ms: 5, latencyP99Ms: 15, errorRate: 0.01 }]]) });
+    for (let i = 0; i < 30; i++) {
+      h.request('/w', i < 20 ? 250 : 5); // the first 2 s at 250 ms against a 15 ms p99
+      h.clock.advance(100);
+    }
+    expect(h.engine.healthSummary().status).toBe('HEALTHY');
+    expect(h.engine.coldStartOf('GET /w')).toMatchObject({ peakMs: 250, baselineP99Ms: 15 });
+    // Past the warm-up the first requests still weigh on the 5-minute p99, which is not judged yet;
+    // a p50 above baseline still is.
+    h.clock.advance(60_000);
+    for (let i = 0; i < 30; i++) h.request('/w', 5);
+    expect(h.engine.healthSummary().status).toBe('HEALTHY');
+    for (let i = 0; i < 100; i++) h.request('/w', 40);
+    expect(h.engine.healthSummary().reasons[0]).toMatch(/^GET \/w elevated: p50/);
   });
 
   it('is CRITICAL when an operation fails half its recent requests', () => {

@@ -105,7 +105,7 @@ describe('get_incident_context causes', () => {
   });
 
   it("lists cold_start with an incident that began just after the process's slow first requests, not with a later one", async () => {
-    const fresh = serviceWithTools();
+    const fresh = serviceWithTools('', { fresh: true });
     traffic(fresh, ROUTE, { seconds: 3, latencyMs: 250 }); // 250 ms against the operation's static p99
     failingFor(fresh, ROUTE);
     const early = (await fresh.callTool(getIncidentContext, { operation_name: OPERATION })).text;

@@ -39,9 +39,11 @@ export function configOf(yaml = ''): ResolvedConfig {
 }
 
 /** Tools over a fresh engine, with full services, called as an operator (READ, DIAGNOSE, REMEDIATE). */
-export function serviceWithTools(yaml = '') {
+export function serviceWithTools(yaml = '', { fresh = false } = {}) {
   const staticBaselines = new Map(Array.from({ length: OPERATIONS }, (_, i) => [operationName(i), BASELINE]));
   const harness = engineHarness({ serviceName: 'catalog', staticBaselines });
+  // A process past its warm-up, whose latency counts toward health, unless the test wants a fresh one.
+  if (!fresh) harness.clock.advance(60_000);
   const config = configOf(yaml);
   const metadata = new ServiceMetadata(config, newRegistry());
   const services = toolServices(config, harness.engine, metadata);

@@ -14,6 +14,8 @@ import { newRegistry } from '../support/registry.js';
 
 export function toolHarness(options: Omit<EngineOptions, 'clock' | 'emit'> = {}) {
   const harness = engineHarness({ serviceName: 'checkout', ...options });
+  // A process past its warm-up, whose latency counts toward health.
+  harness.clock.advance(60_000);
   const metadata = new ServiceMetadata(new ResolvedConfig([]), newRegistry());
   const context: ToolContext = {
     caller: { agentName: 't', role: 'observer', permissions: new Set(['READ']), credential: 'token:t', tokenAgent: 't' },
