@@ -63,23 +63,23 @@ export const SCENARIOS = [
   },
   {
     name: 'retry-flood',
-    description: 'inventory is down for 20 s; when it recovers, clients retry at 6x the rate for 15 s',
+    description: 'inventory is down for 40 s; when it recovers, clients retry at 6x the rate for 30 s',
     load: { kind: 'open', rate: 100 },
     warmSeconds: 40,
-    watchSeconds: 120,
+    watchSeconds: 150,
     expect: 'thundering_herd',
     cause: /inventory-service/,
     fault: ({ post, setRate }) =>
       steps(
         [0, () => post({ inventory: 'fail' })],
         [
-          20,
+          40,
           () => {
             post({ inventory: 'ok' });
             setRate(600);
           },
         ],
-        [35, () => setRate(100)],
+        [70, () => setRate(100)],
       ),
   },
   {
