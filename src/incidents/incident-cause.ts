@@ -10,15 +10,15 @@
  *
  * Ranking, first by how directly the change touches the incident, then by how close it is to the
  * episode's start:
- * 1. direct: a change naming the incident's operation, a state change of a dependency the service
- *    calls (svc does not track which operation calls which dependency, so each one the service
- *    calls counts as one of the operation's), or a deployment (it replaces the code of every
- *    operation);
- * 2. process-wide: a configuration change that names no operation or dependency;
+ * 1. direct: a change naming the incident's operation, or a state change of a dependency the
+ *    service calls (svc does not track which operation calls which dependency, so each one the
+ *    service calls counts as one of the operation's);
+ * 2. process-wide: a deployment (it replaces the code of every operation, and the process's own
+ *    start is one) or a configuration change that names no operation or dependency;
  * 3. unrelated: a change naming another operation, or a dependency the service does not call.
  *
- * A dependency or breaker that fails within CHAIN_MS after a deployment or configuration change is
- * taken as that change's effect: the change is the probable cause, and the reason names the
+ * A dependency or breaker whose first failure comes within CHAIN_MS (15 s) after a deployment or
+ * configuration change is taken as that change's effect: the change is the probable cause, and the reason names the
  * failure that followed it (a flag that sends calls to a failing endpoint, a release with a broken
  * client). A dependency that fails on its own stays the cause.
  */
@@ -40,7 +40,7 @@ export interface CauseOptions {
 export const CAUSE_DEFAULTS = { windowMs: 30 * 60_000, lateMs: 60_000 } as const;
 
 /** How soon after a deployment or configuration change a dependency's failure counts as its effect. */
-export const CHAIN_MS = 60_000;
+export const CHAIN_MS = 15_000;
 
 /** Changes an agent's action makes in the same breath as the action (a forced breaker). */
 const ACTION_SIDE_EFFECT_MS = 1000;
@@ -76,28 +76,39 @@ export function rankedCause(changes: ChangeTracker, episode: { operation: string
   const reason = `${timing(best.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(best.change, best.tier, operation)}`;
   const origin = originOf(
     best.change,
-    all.filter((c) => c.timestamp <= last),
+    all.filter((c) => c.timestamp <= last && isCandidate(c, actions)),
     operation,
     dependencies,
   );
   if (!origin) return { change: best.change, reason };
-  const effect = `${origin.effect} ${duration(best.change.timestamp - origin.change.timestamp)} after it`;
+  const effect = `${origin.effect} ${duration(origin.failedAt - origin.change.timestamp)} after it`;
   return {
     change: origin.change,
     reason: `${timing(origin.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(origin.change, tierOf(origin.change, operation, dependencies), operation)}; ${effect}`,
   };
 }
 
-/** The deployment or configuration change (before the episode) a dependency or breaker failure followed within CHAIN_MS, if any. */
-function originOf(failure: ChangeEntry, all: readonly ChangeEntry[], operation: string, dependencies: ReadonlySet<string>): { change: ChangeEntry; effect: string } | undefined {
+/**
+ * The deployment or configuration change (before the episode) that the dependency's first failure
+ * among the candidates followed within CHAIN_MS, if any.
+ */
+function originOf(
+  failure: ChangeEntry,
+  candidates: readonly ChangeEntry[],
+  operation: string,
+  dependencies: ReadonlySet<string>,
+): { change: ChangeEntry; effect: string; failedAt: number } | undefined {
   if (failure.kind !== 'dependency_state' && failure.kind !== 'circuit_breaker') return undefined;
+  const dependency = failure.touches.dependency;
+  let first = failure;
+  for (const c of candidates) if ((c.kind === 'dependency_state' || c.kind === 'circuit_breaker') && c.touches.dependency === dependency && c.timestamp < first.timestamp) first = c;
   let origin: ChangeEntry | undefined;
-  for (const c of all) {
-    const before = c.timestamp < failure.timestamp && failure.timestamp - c.timestamp <= CHAIN_MS;
+  for (const c of candidates) {
+    const before = c.timestamp < first.timestamp && first.timestamp - c.timestamp <= CHAIN_MS;
     if (before && (c.kind === 'deployment' || c.kind === 'config_change') && tierOf(c, operation, dependencies) < 2 && (!origin || c.timestamp > origin.timestamp)) origin = c;
   }
-  const what = failure.touches.dependency ?? failure.details.breaker ?? 'a dependency';
-  return origin && { change: origin, effect: `${what} ${failure.kind === 'circuit_breaker' ? 'tripped its breaker' : 'failed'}` };
+  const what = dependency ?? first.details.breaker ?? 'a dependency';
+  return origin && { change: origin, effect: `${what} ${first.kind === 'circuit_breaker' ? 'tripped its breaker' : 'failed'}`, failedAt: first.timestamp };
 }
 
 function isCandidate(change: ChangeEntry, actions: readonly ChangeEntry[]): boolean {
@@ -111,12 +122,12 @@ function isCandidate(change: ChangeEntry, actions: readonly ChangeEntry[]): bool
   return true;
 }
 
-/** 0 direct, 1 process-wide, 2 unrelated. */
+/** 0 direct (the operation, or a dependency the service calls), 1 process-wide (a deployment or a configuration change naming nothing), 2 unrelated. */
 function tierOf(change: ChangeEntry, operation: string, dependencies: ReadonlySet<string>): number {
   const { operation: touched, dependency } = change.touches;
   if (touched !== undefined) return touched === operation ? 0 : 2;
   if (dependency !== undefined) return dependencies.has(dependency) ? 0 : 2;
-  return change.kind === 'deployment' ? 0 : 1;
+  return 1;
 }
 
 function relation(change: ChangeEntry, tier: number, operation: string): string {

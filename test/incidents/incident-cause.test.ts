@@ -45,8 +45,22 @@ describe('rankedCause', () => {
     changes.record('circuit_breaker', 'circuit breaker payments-breaker (payments) closed -> open', { state: 'open', breaker: 'payments-breaker' }, at(-2_000), { dependency: 'payments' });
     expect(cause()).toMatchObject({
       change: { description: 'feature flag new-pricing on' },
-      reason: '40s before the episode began; a configuration change of the whole process; payments tripped its breaker 38s after it',
+      reason: '40s before the episode began; a configuration change of the whole process; payments failed 5s after it',
     });
+  });
+
+  it('does not blame the process start for a dependency that fails later on its own', () => {
+    const { changes, at, cause } = setup();
+    changes.record('deployment', 'unversioned start', {}, at(-60_000));
+    changes.record('dependency_state', 'dependency payments healthy -> unhealthy', { state: 'unhealthy' }, at(-20_000), { dependency: 'payments' });
+    expect(cause()).toMatchObject({ change: { kind: 'dependency_state' }, reason: '20s before the episode began; payments is a dependency the service calls' });
+  });
+
+  it('ranks a configuration change at the onset over the deployment that started the process before it', () => {
+    const { changes, at, cause } = setup();
+    changes.record('deployment', 'version 3.0.0', {}, at(-70_000));
+    changes.record('config_change', 'feature flag bulk_discounts enabled', {}, at(-25_000));
+    expect(cause()?.change.description).toBe('feature flag bulk_discounts enabled');
   });
 
   it('a process-wide configuration change ranks over a change to a dependency the service does not call', () => {
