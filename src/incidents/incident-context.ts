@@ -6,7 +6,7 @@
  *
  * Rules where the spec is silent:
  * - patterns: the episode's, plus cold_start when the operation's cold start (engine.coldStartOf)
- *   ended at most a minute before the episode began;
+ *   ended at most 30 s (a detection window) before the episode began;
  * - scope: `dependency_related` when a dependency is degraded or unhealthy, `service_wide` when
  *   more than one operation is elevated or has an open incident, else `operation_specific`;
  * - user-facing: YES when the tier is critical or a consumer calls synchronously;
@@ -29,8 +29,8 @@ import type { Remediation, RemediationAction } from './remediation.js';
 
 export type ActionPriority = 'HIGH' | 'MEDIUM';
 
-/** How long after a cold start ended an episode's beginning still counts it as part of the episode: a detection window. */
-const COLD_START_PART_OF_EPISODE_MS = 60_000;
+/** How long after a cold start ended an episode's beginning still counts it as part of the episode: a detection window (30 s). */
+const COLD_START_PART_OF_EPISODE_MS = 30_000;
 
 export interface ChangeLine {
   readonly kind: string;
