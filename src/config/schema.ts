@@ -88,9 +88,6 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'baselines.source', type: enumType(BASELINE_SOURCES), default: 'static', doc: 'static: from configuration; rolling: from live traffic' },
   { path: 'baselines.rolling-window-size', type: integerType(1, 10_000), default: 1000, doc: 'Observations per sliding window' },
   { path: 'baselines.rolling-min-samples', type: integerType(1, 10_000), default: 10, doc: 'Minimum samples before a rolling baseline is valid' },
-  { path: 'baselines.default-latency-p50', type: latency, default: '100ms', doc: 'p50 of the default baseline, the last link of the chain static -> rolling -> default' },
-  { path: 'baselines.default-latency-p99', type: latency, default: '1s', doc: 'p99 of the default baseline' },
-  { path: 'baselines.default-error-rate', type: fractionType(), default: 0.01, doc: 'Error rate of the default baseline' },
 
   { path: 'anomaly-detection.enabled', type: booleanType, default: true, doc: 'Detect anomalies by z-score and incident patterns' },
   { path: 'anomaly-detection.z-score-threshold', type: numberType(0, 100, true), default: 3.0, doc: 'Absolute z-score above which a latency is anomalous' },

@@ -5,6 +5,7 @@
  * at least `minRequests`. The request rate is a service-wide ring of one-second buckets,
  * advanced by the clock; it is read only while a recovery is recent.
  */
+import { TimeRing } from '../time-ring.js';
 import type { PatternContext, PatternDetector } from './pattern-detector.js';
 
 export interface ThunderingHerdOptions {
@@ -16,36 +17,21 @@ export interface ThunderingHerdOptions {
 
 const RATE_SECONDS = 60;
 
-/** Requests per second over the last minute, in a ring of one-second buckets. */
+/** Requests per second over the last minute, in a time ring of one-second buckets. */
 export class RequestRate {
-  private readonly counts = new Uint32Array(RATE_SECONDS);
-  private second = -1;
-  private firstSecond = -1;
+  private readonly ring = new TimeRing(1000, RATE_SECONDS);
+  private firstSecond = Number.NaN;
 
   add(nowMs: number): void {
-    this.advance(nowMs);
-    this.counts[this.second % RATE_SECONDS]!++;
-  }
-
-  private advance(nowMs: number): void {
-    const second = Math.floor(nowMs / 1000);
-    if (second === this.second) return;
-    if (this.second < 0) this.second = this.firstSecond = second;
-    for (let s = this.second + 1; s <= second && s - this.second <= RATE_SECONDS; s++) this.counts[s % RATE_SECONDS] = 0;
-    if (second > this.second) this.second = second;
+    if (Number.isNaN(this.firstSecond)) this.firstSecond = Math.floor(nowMs / 1000);
+    this.ring.add(nowMs);
   }
 
   /** Requests in the last `recentSeconds` and the average per `recentSeconds` over the rest of the minute observed. */
   recentAndUsual(nowMs: number, recentSeconds: number): { recent: number; usual: number } {
-    this.advance(nowMs);
-    let recent = 0;
-    let older = 0;
-    for (let back = 0; back < RATE_SECONDS; back++) {
-      const count = this.counts[(this.second - back + RATE_SECONDS * 2) % RATE_SECONDS]!;
-      if (back < recentSeconds) recent += count;
-      else older += count;
-    }
-    const observed = Math.min(RATE_SECONDS, this.second - this.firstSecond + 1) - recentSeconds;
+    const recent = this.ring.sum(nowMs, 0, recentSeconds);
+    const older = this.ring.total(nowMs) - recent;
+    const observed = Math.min(RATE_SECONDS, Math.floor(nowMs / 1000) - this.firstSecond + 1) - recentSeconds;
     return { recent, usual: observed > 0 ? (older / observed) * recentSeconds : Number.POSITIVE_INFINITY };
   }
 }
