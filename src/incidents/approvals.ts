@@ -10,7 +10,7 @@
  * dropped, counted).
  */
 import type { Clock } from '../analysis/clock.js';
-import type { CallerIdentity } from '../mcp/tool-definition.js';
+import type { Actor } from './actor.js';
 import { IdSequence } from './id-sequence.js';
 
 export interface ApprovalRequest {
@@ -47,13 +47,13 @@ export class Approvals {
   ) {}
 
   /** Whether the caller's own credential may approve: its role grants ADMIN, or its token's agent is a configured approver. */
-  mayApprove(caller: CallerIdentity): boolean {
+  mayApprove(caller: Actor): boolean {
     if (caller.permissions.has('ADMIN')) return true;
     return caller.tokenAgent !== undefined && this.approvers.includes(caller.tokenAgent);
   }
 
   /** The open request of this credential for this action, or a new one. */
-  request(action: string, reason: string, caller: CallerIdentity): ApprovalRequest {
+  request(action: string, reason: string, caller: Actor): ApprovalRequest {
     this.expire();
     for (const open of this.requests.values()) if (open.action === action && open.credential === caller.credential && open.approvedBy === undefined) return open;
     const own = [...this.requests.values()].filter((r) => r.credential === caller.credential);
@@ -68,7 +68,7 @@ export class Approvals {
   }
 
   /** Approves a request with the caller's own credential. */
-  approve(id: string, approver: CallerIdentity): ApprovalRequest {
+  approve(id: string, approver: Actor): ApprovalRequest {
     if (!this.mayApprove(approver)) throw new ApprovalError(`this credential may not approve: approving needs a role that grants ADMIN or a token listed in svc.mcp.approvers`);
     const request = this.find(id);
     if (request.approvedBy !== undefined) throw new ApprovalError(`approval request ${id} is already approved`);
@@ -78,7 +78,7 @@ export class Approvals {
   }
 
   /** Uses an approval for `action` by the credential that requested it; it cannot be used again. */
-  use(id: string, action: string, caller: CallerIdentity): ApprovalRequest {
+  use(id: string, action: string, caller: Actor): ApprovalRequest {
     const request = this.find(id);
     if (request.action !== action || request.credential !== caller.credential)
       throw new ApprovalError(`approval ${id} is for another action or caller; execute ${action} without approved_by to request an approval of its own`);

@@ -15,8 +15,8 @@
  */
 import type { ChangeTarget } from '../analysis/change-tracker.js';
 import type { Engine } from '../analysis/engine.js';
-import type { CallerIdentity } from '../mcp/tool-definition.js';
 import { printable } from '../printable.js';
+import type { Actor } from './actor.js';
 import { APPROVE_PREFIX, ApprovalError, type Approvals } from './approvals.js';
 import type { AuditEntry, AuditTrail } from './audit-trail.js';
 import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
@@ -26,7 +26,7 @@ export interface RemediationContext {
   readonly action: string;
   readonly operation: string | undefined;
   readonly reason: string;
-  readonly caller: CallerIdentity;
+  readonly caller: Actor;
 }
 
 export interface CustomActionDefinition {
@@ -144,7 +144,7 @@ export class Remediation {
   }
 
   /** Runs an action for a caller; refusals throw RemediationRefused after being audited. */
-  async execute(name: string, reason: string, approvedBy: string | undefined, caller: CallerIdentity): Promise<ExecutionResult> {
+  async execute(name: string, reason: string, approvedBy: string | undefined, caller: Actor): Promise<ExecutionResult> {
     const base = { agentName: caller.agentName, role: caller.role, action: name, reason, approvedBy: undefined, approver: undefined };
     // An approver's own acts name them as the approver, so they can be kept from callers who cannot approve.
     if (name.startsWith(APPROVE_PREFIX)) return this.approve(name.slice(APPROVE_PREFIX.length), { ...base, approver: this.approvals.mayApprove(caller) ? caller.agentName : undefined }, caller);
@@ -192,7 +192,7 @@ export class Remediation {
    * Who approved: the caller's own credential, or the approval `approvedBy` names. Without
    * either, opens an approval request and throws ApprovalError saying how to complete it.
    */
-  private approvalOf(action: string, reason: string, approvedBy: string | undefined, caller: CallerIdentity): { approvedBy: string; approver: string | undefined } {
+  private approvalOf(action: string, reason: string, approvedBy: string | undefined, caller: Actor): { approvedBy: string; approver: string | undefined } {
     if (this.approvals.mayApprove(caller)) return { approvedBy: 'own credential', approver: undefined };
     if (approvedBy) {
       const used = this.approvals.use(approvedBy, action, caller);
@@ -206,7 +206,7 @@ export class Remediation {
   }
 
   /** `approve:<id>`: the approver's act, audited under the approver's credential. */
-  private approve(id: string, base: Omit<AuditEntry, 'timestamp' | 'approval' | 'outcome' | 'detail'>, caller: CallerIdentity): ExecutionResult {
+  private approve(id: string, base: Omit<AuditEntry, 'timestamp' | 'approval' | 'outcome' | 'detail'>, caller: Actor): ExecutionResult {
     try {
       const request = this.approvals.approve(id, caller);
       const message = `approved ${request.action} requested by ${request.requestedBy} because "${request.reason}"; it may be executed once with approved_by "${request.id}" until ${new Date(request.expiresAt).toISOString()}`;
@@ -218,7 +218,7 @@ export class Remediation {
     }
   }
 
-  private async run(name: string, described: ReturnType<Remediation['describe']>, reason: string, caller: CallerIdentity): Promise<string> {
+  private async run(name: string, described: ReturnType<Remediation['describe']>, reason: string, caller: Actor): Promise<string> {
     const target = described.target!;
     switch (described.kind) {
       case 'enable_fallback':

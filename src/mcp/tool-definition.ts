@@ -4,6 +4,7 @@
  * server lists them, checks permission and arguments at call time, and runs the handler.
  */
 import type { Permission } from '../enums.js';
+import type { Actor } from '../incidents/actor.js';
 import { INPUT_LIMITS } from './input-limits.js';
 import type { ToolServices } from './tool-services.js';
 
@@ -21,15 +22,7 @@ export interface ParameterDefinition {
 export const ANONYMOUS_CREDENTIAL = 'anonymous loopback';
 
 /** The caller as the tool server established it: credential, then headers or `_meta` that may lower the role. */
-export interface CallerIdentity {
-  readonly agentName: string;
-  readonly role: string;
-  readonly permissions: ReadonlySet<Permission>;
-  /** How the identity was established: `token:<agent>` or ANONYMOUS_CREDENTIAL; sessions and approvals belong to it. */
-  readonly credential: string;
-  /** The agent the bearer token was issued to; undefined for anonymous callers, whose names nothing vouches for. */
-  readonly tokenAgent: string | undefined;
-}
+export type CallerIdentity = Actor;
 
 export interface ToolContext {
   readonly caller: CallerIdentity;
