@@ -19,6 +19,7 @@ import { decoratorRegistry } from './metadata/decorator-registry.js';
 import type { OperationCatalog, OperationMetadata } from './metadata/operation-catalog.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
 import { TopologyRegistry } from './metadata/topology-registry.js';
+import { canonicalOperationName } from './operation-name.js';
 import { SvcSpanProcessor } from './telemetry/span-processor.js';
 
 export interface EngineOptions extends AnalysisEngineOptions {
@@ -184,7 +185,7 @@ export class CatalogBaselineProvider implements BaselineProvider {
 
 function sloDefinitions(config: ResolvedConfig, operations: OperationCatalog, report: (message: string) => void): SloDefinition[] {
   return config.names('slos').flatMap((name) => {
-    const operationName = config.member<string>('slos', name, 'operation-name')!.value;
+    const operationName = canonicalOperationName(config.member<string>('slos', name, 'operation-name')!.value);
     const type = config.memberOrDefault<SloType>('slos', name, 'type');
     const latencyThresholdMs = config.member<number>('slos', name, 'latency-threshold')?.value ?? (type === 'LATENCY_P99' ? operations.resolve(operationName).expectedLatencyP99Ms : undefined);
     if (type === 'LATENCY_P99' && latencyThresholdMs === undefined) {

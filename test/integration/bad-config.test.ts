@@ -37,7 +37,8 @@ it('runs with invalid YAML, a bad env value and a bad -D argument, on defaults',
     ]),
   );
   const span = await receiver.waitFor(() => receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === '/orders/1'));
-  // Operation named by its route, as the span is, with default metadata: nothing to add.
+  // Operation named by its route in the one spelling, with default metadata: nothing else to add.
   expect(span.name).toBe('GET /orders/:id');
-  expect(Object.keys(span.attributes).filter((k) => k.startsWith('svc.'))).toEqual([]);
+  expect(Object.keys(span.attributes).filter((k) => k.startsWith('svc.'))).toEqual(['svc.operation.name']);
+  expect(span.attributes['svc.operation.name']).toBe('GET /orders/{id}');
 });
