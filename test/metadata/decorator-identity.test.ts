@@ -8,6 +8,7 @@
  */
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
+import { decoratorRegistry } from '../../src/metadata/decorator-registry.js';
 import { AgentOperation, METADATA_KEYS } from '../../src/metadata/decorators.js';
 import { runtime } from '../../src/runtime.js';
 
@@ -226,5 +227,27 @@ describe.each(Object.entries(SVC_METHOD_DECORATORS))('%s', (_label, svcDecorator
       await expect(instance.save({ id: 'b' })).resolves.toBe('b');
       expect([...instance.rows(2)]).toEqual([0, 1]);
     });
+  });
+});
+
+describe('@AgentOperation on what is not a method', () => {
+  it('legacy: on an accessor or a field it declares the operation and leaves the member as it is', () => {
+    class Holder {
+      get total(): number {
+        return 5;
+      }
+      field = 1;
+    }
+    const accessor = Object.getOwnPropertyDescriptor(Holder.prototype, 'total')!;
+    const decorated = Reflect.decorate([AgentOperation({ name: 'holder.total' })], Holder.prototype, 'total', accessor) as PropertyDescriptor;
+    expect(decorated).toEqual(accessor);
+    expect(Reflect.decorate([AgentOperation({ name: 'holder.field' })], Holder.prototype, 'field')).toBeUndefined();
+    expect(decoratorRegistry().operations.has('holder.total')).toBe(true);
+    expect(decoratorRegistry().operations.has('holder.field')).toBe(true);
+  });
+
+  it('standard: on a field it returns no initializer', () => {
+    const context = { kind: 'field', name: 'handler', static: false, private: false, metadata: {}, addInitializer: () => {} };
+    expect(AgentOperation({ name: 'holder.handler' })(undefined, context)).toBeUndefined();
   });
 });
