@@ -9,6 +9,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { agent } from '../../src/agentic/agent.js';
 import type { AgentActivity } from '../../src/agentic/agent-activity.js';
+import type { AgentRun } from '../../src/agentic/agent-run.js';
 import { GuardrailError } from '../../src/agentic/guardrail-error.js';
 import { runtime } from '../../src/runtime.js';
 import { otelHarness, parentId, spanId } from './otel-harness.js';
@@ -212,9 +213,14 @@ describe('cost_budget', () => {
 
   it('does not stop at exactly the budget, and 0 is unlimited', () => {
     const exact = agent('exact', { costBudgetUsd: 0.5 });
-    expect(exact.invoke((run) => (run.cost({ usd: 0.5 }), run.step(), run.steps))).toBe(1);
+    const spendThenStep = (usd: number) => (run: AgentRun) => {
+      run.cost({ usd });
+      run.step();
+      return run.steps;
+    };
+    expect(exact.invoke(spendThenStep(0.5))).toBe(1);
     const free = agent('free', { costBudgetUsd: 0 });
-    expect(free.invoke((run) => (run.cost({ usd: 1e6 }), run.step(), run.steps))).toBe(1);
+    expect(free.invoke(spendThenStep(1e6))).toBe(1);
   });
 });
 
@@ -247,7 +253,12 @@ describe('the host keeps running', () => {
       const bot = agent('resilient', { maxSteps: 2 });
       const error = await thrown(() => bot.invoke((run) => [run.step(), run.step(), run.step()]));
       expect(error).toBeInstanceOf(GuardrailError);
-      expect(bot.invoke((run) => (run.step(), 'fine'))).toBe('fine');
+      expect(
+        bot.invoke((run) => {
+          run.step();
+          return 'fine';
+        }),
+      ).toBe('fine');
     } finally {
       stderr.mockRestore();
     }

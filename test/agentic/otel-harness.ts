@@ -58,6 +58,6 @@ export function parentId(span: ReadableSpan): string | undefined {
   return span.parentSpanContext?.spanId;
 }
 
-export function spanId(span: ReadableSpan): string {
+export function spanId(span: { spanContext(): { spanId: string } }): string {
   return span.spanContext().spanId;
 }
