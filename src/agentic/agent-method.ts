@@ -6,8 +6,9 @@
  * standard decorators, which do not see the class: at the first call).
  *
  * Works with legacy TypeScript decorators (`experimentalDecorators`; the options are also written
- * with reflect-metadata under `METADATA_KEYS.agentMethod`) and TC39 standard decorators (also
- * written to `context.metadata`). The wrapper is the one `@AgentOperation` uses: frameworks cannot
+ * with reflect-metadata under `AGENT_METHOD_KEY` on the prototype and method name) and TC39
+ * standard decorators (appended, with the method's name, to the list under `AGENT_METHOD_KEY` in
+ * `context.metadata`). The wrapper is the one `@AgentOperation` uses: frameworks cannot
  * tell it from the method (name, length, own properties, prototype, reflect-metadata keys).
  *
  * @example
@@ -85,7 +86,7 @@ export function AgentMethod(options: AgentMethodOptions = {}): DualDecorator {
     if (isStandardContext(keyOrContext)) {
       const method = String(keyOrContext.name);
       const isStatic = keyOrContext.static === true;
-      if (keyOrContext.metadata) keyOrContext.metadata[AGENT_METHOD_KEY] = { ...options, method };
+      if (keyOrContext.metadata) keyOrContext.metadata[AGENT_METHOD_KEY] = [...((keyOrContext.metadata[AGENT_METHOD_KEY] as unknown[]) ?? []), { ...options, method }];
       if (typeof target !== 'function') return undefined;
       const agent = new MethodAgent(defaults, name);
       return wrap(target as AnyFunction, agent, (self) => {
