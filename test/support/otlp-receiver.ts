@@ -17,6 +17,10 @@ export interface ReceivedSpan {
   attributes: Attributes;
   resource: Attributes;
   statusCode: number;
+  /** Hex ids as OTLP/JSON writes them; parentSpanId is empty for a root span. */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
 }
 
 export interface ReceivedLog {
@@ -26,6 +30,9 @@ export interface ReceivedLog {
   body: unknown;
   attributes: Attributes;
   resource: Attributes;
+  /** The trace context the record was emitted in (hex; empty when none). */
+  traceId: string;
+  spanId: string;
 }
 
 export const SPAN_KIND = { INTERNAL: 1, SERVER: 2, CLIENT: 3 } as const;
@@ -95,7 +102,16 @@ export class OtlpReceiver {
       const resource = decodeAttributes(rs.resource?.attributes);
       for (const ss of rs.scopeSpans ?? []) {
         for (const span of ss.spans ?? []) {
-          this.spans.push({ name: span.name, kind: span.kind, attributes: decodeAttributes(span.attributes), resource, statusCode: span.status?.code ?? 0 });
+          this.spans.push({
+            name: span.name,
+            kind: span.kind,
+            attributes: decodeAttributes(span.attributes),
+            resource,
+            statusCode: span.status?.code ?? 0,
+            traceId: span.traceId ?? '',
+            spanId: span.spanId ?? '',
+            parentSpanId: span.parentSpanId ?? '',
+          });
         }
       }
     }
@@ -114,6 +130,8 @@ export class OtlpReceiver {
             body: decode(record.body),
             attributes: decodeAttributes(record.attributes),
             resource,
+            traceId: record.traceId ?? '',
+            spanId: record.spanId ?? '',
           });
         }
       }
