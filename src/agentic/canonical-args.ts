@@ -1,9 +1,11 @@
 /**
  * The identity of a tool call for loop detection: the tool's name and its arguments as canonical
- * JSON (object keys sorted, so `{ a, b }` and `{ b, a }` are the same call), hashed with SHA-256.
- * Only the hash is kept per run, so what a run holds does not grow with the arguments.
+ * JSON (object keys sorted, so `{ a, b }` and `{ b, a }` are the same call), hashed with SHA-256
+ * unless it is at most 64 characters. Only that identity is kept per run (at most 65 characters),
+ * so what a run holds does not grow with the arguments.
  *
- * Bounded: serialization stops at `MAX_CANONICAL_BYTES` characters or `MAX_DEPTH` levels. Such a
+ * Bounded: serialization stops beyond `MAX_CANONICAL_BYTES` characters of keys and values, or
+ * objects nested deeper than `MAX_DEPTH` levels. Such a
  * call is "not comparable": it never counts as a repeat (a loop is never claimed on the strength of
  * a prefix), and it ends the current streak.
  *
@@ -17,21 +19,33 @@ export const MAX_CANONICAL_BYTES = 64 * 1024;
 export const MAX_DEPTH = 32;
 
 class TooLarge extends Error {}
+/** Thrown (one instance, no stack captured per call) when a value exceeds the bounds. */
+const TOO_LARGE = new TooLarge('arguments too large to compare');
+
+interface State {
+  /** Characters of values and keys written so far (punctuation is not counted). */
+  length: number;
+  /** The objects being written, outermost first: a cycle is an object already on it. */
+  readonly path: object[];
+}
 
 /** Canonical JSON of `value`, or undefined when it exceeds the bounds. */
 export function canonicalJson(value: unknown): string | undefined {
-  const out: string[] = [];
-  const state = { length: 0 };
   try {
-    write(value, out, state, new Set(), 0);
+    return write(value, { length: 0, path: [] }, 0);
   } catch (error) {
-    if (error instanceof TooLarge) return undefined;
+    if (error === TOO_LARGE) return undefined;
     throw error;
   }
-  return out.join('');
 }
 
-/** The call's identity (base64 SHA-256 of name and canonical arguments), or undefined when not comparable. */
+/** Identities up to this length are the name and canonical arguments themselves: shorter than a hash, and cheaper. */
+export const MAX_RAW_IDENTITY = 64;
+
+/**
+ * The call's identity: `=` and the name and canonical arguments when that is at most 64
+ * characters, else `#` and their base64 SHA-256; undefined when not comparable.
+ */
 export function callIdentity(tool: string, args: unknown): string | undefined {
   let json: string | undefined;
   try {
@@ -40,25 +54,26 @@ export function callIdentity(tool: string, args: unknown): string | undefined {
     // An argument whose getter or toJSON throws: the call is not comparable, and the tool runs.
     return undefined;
   }
-  return json === undefined ? undefined : hash('sha256', `${tool}\u0000${json}`, 'base64');
+  if (json === undefined) return undefined;
+  const call = `${tool}\u0000${json}`;
+  return call.length <= MAX_RAW_IDENTITY ? `=${call}` : `#${hash('sha256', call, 'base64')}`;
 }
 
-function push(text: string, out: string[], state: { length: number }): void {
+function counted(text: string, state: State): string {
   state.length += text.length;
-  if (state.length > MAX_CANONICAL_BYTES) throw new TooLarge();
-  out.push(text);
+  if (state.length > MAX_CANONICAL_BYTES) throw TOO_LARGE;
+  return text;
 }
 
 /** A Map key's or Set item's own canonical JSON, counted against the budget of the whole call. */
-function nested(value: unknown, state: { length: number }): string {
+function nested(value: unknown, state: State): string {
   const json = canonicalJson(value);
-  if (json === undefined) throw new TooLarge();
-  state.length += json.length;
-  if (state.length > MAX_CANONICAL_BYTES) throw new TooLarge();
-  return json;
+  if (json === undefined) throw TOO_LARGE;
+  return counted(json, state);
 }
 
 const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const compareEntries = (a: readonly [string, unknown], b: readonly [string, unknown]): number => compareKeys(a[0], b[0]);
 
 /** The JSON of a value that is not an object (or null), else undefined. */
 function scalar(value: unknown): string | undefined {
@@ -80,54 +95,44 @@ function scalar(value: unknown): string | undefined {
   }
 }
 
-function write(value: unknown, out: string[], state: { length: number }, ancestors: Set<object>, depth: number): void {
-  if (depth > MAX_DEPTH) throw new TooLarge();
+function write(value: unknown, state: State, depth: number): string {
   const text = scalar(value);
-  if (text !== undefined) {
-    push(text, out, state);
-    return;
-  }
+  if (text !== undefined) return counted(text, state);
+  if (depth > MAX_DEPTH) throw TOO_LARGE;
   const object = value as object;
-  if (ancestors.has(object)) {
-    push('"[Circular]"', out, state);
-    return;
-  }
+  if (state.path.includes(object)) return counted('"[Circular]"', state);
   const toJSON = (object as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === 'function') {
-    write(toJSON.call(object), out, state, ancestors, depth + 1);
-    return;
-  }
-  ancestors.add(object);
+  if (typeof toJSON === 'function') return write(toJSON.call(object), state, depth + 1);
+  state.path.push(object);
+  let out: string;
   if (Array.isArray(object)) {
-    push('[', out, state);
-    object.forEach((item, i) => {
-      if (i > 0) push(',', out, state);
-      write(item, out, state, ancestors, depth + 1);
-    });
-    push(']', out, state);
+    out = '[';
+    for (let i = 0; i < object.length; i++) out += (i > 0 ? ',' : '') + write(object[i], state, depth + 1);
+    out += ']';
   } else if (object instanceof Map) {
-    const entries = [...object.entries()].map(([k, v]) => [nested(k, state), v] as const).sort((a, b) => compareKeys(a[0], b[0]));
-    push('{"[Map]":[', out, state);
-    entries.forEach(([key, item], i) => {
-      push(`${i > 0 ? ',' : ''}[${key},`, out, state);
-      write(item, out, state, ancestors, depth + 1);
-      push(']', out, state);
-    });
-    push(']}', out, state);
+    const entries = [...object].map(([key, item]) => [nested(key, state), item] as const).sort(compareEntries);
+    out = '{"[Map]":[';
+    for (let i = 0; i < entries.length; i++) out += `${i > 0 ? ',' : ''}[${entries[i]![0]},${write(entries[i]![1], state, depth + 1)}]`;
+    out += ']}';
   } else if (object instanceof Set) {
-    const items = [...object].map((item) => nested(item, state)).sort(compareKeys);
-    push(`{"[Set]":[${items.join(',')}]}`, out, state);
+    out = `{"[Set]":[${[...object]
+      .map((item) => nested(item, state))
+      .sort(compareKeys)
+      .join(',')}]}`;
   } else {
-    push('{', out, state);
+    const keys = Object.keys(object);
+    // The default sort compares UTF-16 code units, as compareKeys does.
+    if (keys.length > 1) keys.sort();
+    out = '{';
     let first = true;
-    for (const key of Object.keys(object).sort(compareKeys)) {
+    for (const key of keys) {
       const item = (object as Record<string, unknown>)[key];
       if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
-      push(`${first ? '' : ','}${JSON.stringify(key)}:`, out, state);
+      out += `${first ? '' : ','}${counted(JSON.stringify(key), state)}:${write(item, state, depth + 1)}`;
       first = false;
-      write(item, out, state, ancestors, depth + 1);
     }
-    push('}', out, state);
+    out += '}';
   }
-  ancestors.delete(object);
+  state.path.pop();
+  return out;
 }

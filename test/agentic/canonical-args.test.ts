@@ -56,9 +56,14 @@ describe('call identity', () => {
   it('is the same for the same tool and reordered arguments, different otherwise, and short', () => {
     const id = callIdentity('search', { q: 'a', page: 2 });
     expect(id).toBe(callIdentity('search', { page: 2, q: 'a' }));
+    expect(id).toBe('=search\u0000{"page":2,"q":"a"}');
     expect(id).not.toBe(callIdentity('lookup', { page: 2, q: 'a' }));
     expect(id).not.toBe(callIdentity('search', { page: 3, q: 'a' }));
-    expect(id).toHaveLength(44);
+    const long = { query: 'x'.repeat(200), filters: { region: 'eu', since: 2024 } };
+    const hashed = callIdentity('search', long);
+    expect(hashed).toMatch(/^#[A-Za-z0-9+/]{43}=$/);
+    expect(hashed).toBe(callIdentity('search', { filters: { since: 2024, region: 'eu' }, query: 'x'.repeat(200) }));
+    expect(hashed).not.toBe(callIdentity('search', { ...long, query: `${'x'.repeat(199)}y` }));
     // The separator keeps name and arguments apart.
     expect(callIdentity('a', 'b')).not.toBe(callIdentity('a"', 'b'));
   });
