@@ -103,10 +103,10 @@ function invocationAttributes(s: AgentSettings): Attributes {
   return Object.freeze(attributes);
 }
 
-/** Code's defaults, checked once; what is out of range is reported (once per agent) and left out. */
+/** Code's defaults, checked once; what is out of range is left out and reported (the first time per entry point kind, as every svc failure). */
 export function acceptedDefaults(name: string, given: unknown, where: string): AgentDefaults {
   const { defaults, problems } = checkedDefaults(given);
-  if (problems.length) reportError(`${where} for agent ${keptName(name).slice(0, 100)}`, new Error(problems.join('; ')));
+  if (problems.length) reportError(where, new Error(`agent ${keptName(name).slice(0, 100)}: ${problems.join('; ')}`));
   return defaults;
 }
 

@@ -110,6 +110,26 @@ describe('get_service_health AGENTS', () => {
   });
 });
 
+describe('get_service_health AGENTS, bounded', () => {
+  it('pages the agents like the other lists, within svc.mcp.max-output-bytes', async () => {
+    const { activity, call } = service();
+    for (let i = 0; i < 64; i++) {
+      const stats = activity.stats(`agent-${String(i).padStart(2, '0')}-${'x'.repeat(200)}`);
+      activity.invocationEnded(stats, i, i % 7 === 0);
+      if (i % 5 === 0) activity.tripped(stats, { agent: 'a', guardrail: 'max_steps', limit: 1, observed: 2, invocationId: 'id', tool: undefined }, undefined);
+    }
+    const first = await call(getServiceHealth);
+    expect(Buffer.byteLength(first)).toBeLessThanOrEqual(8192);
+    expect(first).toMatch(/… \d+ more agents \(.*\) left out; call get_service_health with page=2/);
+    // Agents stopped by guardrails come first.
+    const agentsSection = first.slice(first.indexOf('AGENTS (64 agents'));
+    expect(agentsSection.split('\n')[1]).toMatch(/guardrail trip \(max_steps 1\)/);
+    const second = await call(getServiceHealth, { page: '2' });
+    expect(Buffer.byteLength(second)).toBeLessThanOrEqual(8192);
+    expect(second).toContain('AGENTS (64 agents');
+  });
+});
+
 describe('get_incident_context guardrail trips', () => {
   it('lists the trips of agents that ran in the operation as what is happening', async () => {
     const { call, request } = service();

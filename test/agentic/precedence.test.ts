@@ -223,6 +223,8 @@ describe('values the code gives out of range', () => {
     } finally {
       process.stderr.write = original;
     }
-    expect(writes.join('')).toContain('agent() defaults for agent sloppy failed: maxSteps -1 is not a whole number from 0 to 1000000; ignored');
+    expect(writes.join('')).toContain(
+      'agent() defaults failed: agent sloppy: maxSteps -1 is not a whole number from 0 to 1000000; ignored; loopThreshold 2.5 is not a whole number from 0 to 1000; ignored',
+    );
   });
 });

@@ -19,7 +19,7 @@
  * the last 60 minutes; agents with trips or failures first, then by trips, failures, invocations.
  *
  * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
- * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos },
+ * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos[, agents] },
  *   nextPage: string | null, reasons: string[],
  *   operations: [{ name, requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
  *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate: number | null } | null,
