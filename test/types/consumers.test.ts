@@ -8,10 +8,10 @@
  * docs/packaging.md describes the results.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/fixture-app.js';
 import { installPacked } from '../support/packed-package.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -101,6 +101,9 @@ beforeAll(() => {
   project = tempDir();
   installPacked(project, ['@types/node']);
 }, 60_000);
+
+// The links to the repository's installed dependencies go with the directory; their targets stay.
+afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 beforeAll(async () => {
   const { stdout } = await node(project, ['--input-type=module', '-e', "console.log(JSON.stringify(Object.keys(await import('@svc/register/api')).sort()))"]);
