@@ -111,7 +111,8 @@ export class DependencyMatcher {
         break;
       }
     }
-    if (name === undefined && typeof host === 'string') {
+    // An empty address names nothing: no dependency called "" (or ":443").
+    if (name === undefined && typeof host === 'string' && host !== '') {
       const known = this.undeclaredByAddress.get(host)?.get(port);
       if (known) return known;
       name = port === undefined ? host : `${host}:${port}`;
