@@ -181,11 +181,12 @@ export function describeYamlError(text: string, errors: readonly YAMLError[], li
   const { line, col } = lineCounter.linePos(offset);
   const lines = text.split('\n');
   const lineText = (lines[line - 1] ?? '').replace(/\r$/, '');
-  const index = [...lineText.slice(0, col - 1)].length;
-  const at = [...lineText][index] ?? '';
+  // `col` counts UTF-16 units, as strings index; the excerpt counts characters.
+  const codePoint = lineText.codePointAt(col - 1);
+  const at = codePoint === undefined ? '' : String.fromCodePoint(codePoint);
   const hidden = underTokens(lines, line - 1);
-  const quoted = hidden ? undefined : quotedScalarAround(lineText, index, first.code === 'BLOCK_IN_FLOW');
-  const detail = hidden ? [`  ${line} | (not shown: it is under svc.mcp.tokens, which is never printed)`] : excerpt(lineText, line, index);
+  const quoted = hidden ? undefined : quotedScalarAround(lineText, col - 1, first.code === 'BLOCK_IN_FLOW');
+  const detail = hidden ? [`  ${line} | (not shown: it is under svc.mcp.tokens, which is never printed)`] : excerpt(lineText, line, [...lineText.slice(0, col - 1)].length);
   detail.push(`  fix: ${fixFor(first.code, first.message, at, quoted, unclosed)}`);
   if (errors.length > 1) detail.push(`  (${errors.length - 1} more YAML error(s) after this one; they often go once this one is fixed)`);
   const what = sourceFreeMessage(first.message, first.code, text);

@@ -5,12 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { check } from '../../src/cli/check.js';
 import { specOf } from '../../src/config/config-key.js';
 import { renderExampleConfig } from '../../src/config/example-file.js';
 import { parseConfigText } from '../../src/config/file-source.js';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
 import { SCHEMA } from '../../src/config/schema.js';
-import { check } from '../../src/cli/check.js';
 import { ROOT } from '../support/fixture-app.js';
 import { tempDir } from '../support/temp-dir.js';
 
