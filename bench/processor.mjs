@@ -15,8 +15,8 @@ const OPERATIONS = 50;
 
 const noop = { onStart() {}, onEnding() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
 const slos = new SloTracker();
-slos.register({ name: 'orders-availability', operationName: 'GET /orders/:id', type: 'AVAILABILITY', target: 0.999 });
-const engine = new Engine({ sloTracker: slos, staticBaselines: new Map([['GET /orders/:id', { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: 0.001 }]]) });
+slos.register({ name: 'orders-availability', operationName: 'GET /orders/{id}', type: 'AVAILABILITY', target: 0.999 });
+const engine = new Engine({ sloTracker: slos, staticBaselines: new Map([['GET /orders/{id}', { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: 0.001 }]]) });
 const withSvc = new TracerProvider({ spanProcessors: [engine.createSpanProcessor()] }).getTracer('bench');
 const bare = new TracerProvider({ spanProcessors: [noop] }).getTracer('bench');
 

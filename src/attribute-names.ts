@@ -75,6 +75,7 @@ export const SEMCONV = {
   httpMethod: 'http.request.method',
   httpRoute: 'http.route',
   urlPath: 'url.path',
+  httpStatusCode: 'http.response.status_code',
   httpTarget: 'http.target',
   peerService: 'peer.service',
   serverAddress: 'server.address',

@@ -6,6 +6,7 @@
  * them from here (startup-checks.ts).
  */
 import type { SloDefinition, SloType } from '../analysis/slo-tracker.js';
+import { canonicalOperationName } from '../operation-name.js';
 import { printableValue } from '../printable.js';
 import { formatKey } from './config-key.js';
 import type { ConfigProblem } from './config-source.js';
@@ -17,9 +18,9 @@ export interface OperationLookup {
   resolve(name: string): { readonly declared: boolean; readonly expectedLatencyP99Ms?: number | undefined };
 }
 
-const PARAMETER = /\{[^/}]+\}|:[^/]+/g;
+const PARAMETER = /\{[^/}]+\}/g;
 
-/** A configured operation the name was probably meant to be: the same route with another parameter syntax, or a near spelling. */
+/** A configured operation the name was probably meant to be: the same route with other parameter names, or a near spelling. */
 function likelyMeant(name: string, configured: readonly string[]): string | undefined {
   const shape = name.replace(PARAMETER, '{}');
   return configured.find((c) => c.replace(PARAMETER, '{}') === shape) ?? didYouMean(name, configured);
@@ -27,10 +28,11 @@ function likelyMeant(name: string, configured: readonly string[]): string | unde
 
 export function sloConfiguration(config: ResolvedConfig, operations: OperationLookup): { definitions: SloDefinition[]; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [];
-  const configured = config.names('operations');
+  // The one spelling (`GET /orders/{id}` for `GET /orders/:id`), as the operation catalog and span names use.
+  const configured = config.names('operations').map(canonicalOperationName);
   const definitions = config.names('slos').flatMap((name): SloDefinition[] => {
     const operation = config.member<string>('slos', name, 'operation-name')!;
-    const operationName = operation.value;
+    const operationName = canonicalOperationName(operation.value);
     const type = config.memberOrDefault<SloType>('slos', name, 'type');
     const resolved = operations.resolve(operationName);
     if (!resolved.declared) {

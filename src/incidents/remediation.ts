@@ -13,8 +13,10 @@
  * verify_remediation_effect. A successful one is recorded as a `remediation` change (an action
  * taken, never ranked as the cause of an incident).
  */
+
 import type { ChangeTarget } from '../analysis/change-tracker.js';
 import type { Engine } from '../analysis/engine.js';
+import { canonicalOperationName } from '../operation-name.js';
 import { printable } from '../printable.js';
 import type { Actor } from './actor.js';
 import { APPROVE_PREFIX, ApprovalError, type Approvals } from './approvals.js';
@@ -59,6 +61,13 @@ export class RemediationRefused extends Error {}
 /** Built-in kinds whose target is an operation (the others target a circuit breaker). */
 const OPERATION_KINDS: ReadonlySet<string> = new Set(['enable_fallback', 'disable_fallback', 'reset_baseline', 'escalate'] satisfies BuiltInActionKind[]);
 
+/** `escalate:GET /orders/:id` → `escalate:GET /orders/{id}`: an operation's actions in its one spelling. */
+function canonicalActionName(name: string): string {
+  const separator = name.indexOf(':');
+  if (separator <= 0 || !OPERATION_KINDS.has(name.slice(0, separator))) return name;
+  return `${name.slice(0, separator + 1)}${canonicalOperationName(name.slice(separator + 1))}`;
+}
+
 export class Remediation {
   private readonly fallbacks = new Set<string>();
   private readonly custom = new Map<string, CustomActionDefinition>();
@@ -79,7 +88,7 @@ export class Remediation {
 
   /** Whether the app should serve the operation's fallback (the flag enable_fallback turns on). */
   isFallbackEnabled(operation: string): boolean {
-    return this.fallbacks.has(operation);
+    return this.fallbacks.has(canonicalOperationName(operation));
   }
 
   registerAction(definition: CustomActionDefinition): void {
@@ -144,7 +153,8 @@ export class Remediation {
   }
 
   /** Runs an action for a caller; refusals throw RemediationRefused after being audited. */
-  async execute(name: string, reason: string, approvedBy: string | undefined, caller: Actor): Promise<ExecutionResult> {
+  async execute(given: string, reason: string, approvedBy: string | undefined, caller: Actor): Promise<ExecutionResult> {
+    const name = canonicalActionName(given);
     const base = { agentName: caller.agentName, role: caller.role, action: name, reason, approvedBy: undefined, approver: undefined };
     // An approver's own acts name them as the approver, so they can be kept from callers who cannot approve.
     if (name.startsWith(APPROVE_PREFIX)) return this.approve(name.slice(APPROVE_PREFIX.length), { ...base, approver: this.approvals.mayApprove(caller) ? caller.agentName : undefined }, caller);

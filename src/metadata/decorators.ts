@@ -17,6 +17,7 @@
  * ```
  */
 import 'reflect-metadata';
+import { reportError } from '../report-error.js';
 import { runAsOperation } from '../telemetry/operation-scope.js';
 import type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './decorator-options.js';
 import { decoratorRegistry } from './decorator-registry.js';
@@ -115,6 +116,8 @@ export function AgentOperation(options: AgentOperationOptions = {}): DualDecorat
       const isStatic = keyOrContext.static === true;
       remember(target, keyOrContext, METADATA_KEYS.operation, { ...options, method }, true);
       if (options.name) declareOperation(options.name, options, method);
+      // Only a method (or an accessor's function) is wrapped: a field's initial value is left alone.
+      if (typeof target !== 'function') return undefined;
       let declared = options.name;
       return wrap(target as AnyFunction, (self) => {
         if (declared) return declared;
@@ -131,18 +134,46 @@ export function AgentOperation(options: AgentOperationOptions = {}): DualDecorat
     const name = options.name ?? qualified;
     declareOperation(name, options, qualified);
     Reflect.defineMetadata(METADATA_KEYS.operation, options, target as object, keyOrContext as string | symbol);
+    // Only a method is wrapped: on an accessor or a field the declaration is all it does.
+    if (typeof (descriptor as PropertyDescriptor | undefined)?.value !== 'function') return descriptor;
     (descriptor as PropertyDescriptor).value = wrap((descriptor as PropertyDescriptor).value as AnyFunction, () => name);
     return descriptor;
   };
 }
 
+/**
+ * The wrapper frameworks see in place of the method. It is indistinguishable from the method to
+ * them: a decorator that ran before this one (NestJS's `@Get`, `@HttpCode`, `SetMetadata`) wrote
+ * reflect-metadata on the method, so every key is carried over, as are `name`, `length`, every
+ * other own property (strings and symbols, same attributes) and the prototype (an async method's
+ * wrapper is still an `AsyncFunction` to `instanceof`). Like a method, the wrapper has no
+ * `prototype` of its own unless the method has one (a generator method).
+ */
 function wrap(method: AnyFunction, nameOf: (self: unknown) => string): AnyFunction {
-  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
-    return runAsOperation(
-      () => nameOf(this),
-      () => method.apply(this, args),
-    );
-  };
-  Object.defineProperty(wrapped, 'name', { value: method.name });
+  const wrapped = {
+    method(this: unknown, ...args: unknown[]): unknown {
+      return runAsOperation(
+        () => nameOf(this),
+        () => method.apply(this, args),
+      );
+    },
+  }.method;
+  try {
+    carryOver(method, wrapped);
+  } catch (error) {
+    // A wrapper that frameworks could tell apart from the method is worse than no span.
+    reportError('@AgentOperation wrapper', error);
+    return method;
+  }
   return wrapped;
+}
+
+function carryOver(method: AnyFunction, wrapped: AnyFunction): void {
+  for (const key of Reflect.ownKeys(method)) {
+    const property = Object.getOwnPropertyDescriptor(method, key);
+    if (property) Object.defineProperty(wrapped, key, property);
+  }
+  Object.setPrototypeOf(wrapped, Object.getPrototypeOf(method));
+  for (const key of Reflect.getOwnMetadataKeys(method)) Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, method), wrapped);
+  if (!Object.isExtensible(method)) Object.preventExtensions(wrapped);
 }

@@ -8,6 +8,7 @@ import type { ConfigProblem, Source } from '../config/config-source.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { integerType, ValueError } from '../config/value-types.js';
 import type { Escalation } from '../enums.js';
+import { canonicalOperationName } from '../operation-name.js';
 import { decoratorValue } from './build-topology.js';
 import type { AgentOperationOptions } from './decorator-options.js';
 import type { DecoratorRegistry } from './decorator-registry.js';
@@ -75,10 +76,22 @@ export class OperationCatalog {
     this.maxOperations = config.get<number>('limits.max-operations');
   }
 
-  /** Names known from configuration (operations and SLOs) and decorators. */
+  /** Names known from configuration (operations and SLOs) and decorators, in the canonical spelling. */
   names(): string[] {
     const sloOperations = this.config.names('slos').map((slo) => this.config.member<string>('slos', slo, 'operation-name')!.value);
-    return [...new Set([...this.config.names('operations'), ...sloOperations, ...this.decorators.operations.keys()])];
+    return [...new Set([...this.config.names('operations'), ...sloOperations, ...this.decorators.operations.keys()].map(canonicalOperationName))];
+  }
+
+  /** The `operations.<key>` of the configuration spelling `name` either way (`{id}` or `:id`). */
+  private configKeyOf(name: string): string | undefined {
+    return this.config.names('operations').find((key) => key === name || canonicalOperationName(key) === name);
+  }
+
+  private declarationOf(name: string): { options: AgentOperationOptions; where: string } | undefined {
+    const exact = this.decorators.operations.get(name);
+    if (exact) return exact;
+    for (const [declared, declaration] of this.decorators.operations) if (canonicalOperationName(declared) === name) return declaration;
+    return undefined;
   }
 
   /**
@@ -102,20 +115,27 @@ export class OperationCatalog {
     return found;
   }
 
-  private build(name: string, handler: string | undefined): OperationMetadata {
+  private build(given: string, handler: string | undefined): OperationMetadata {
     const problems: ConfigProblem[] = [];
-    const declaration = this.decorators.operations.get(name) ?? (handler ? this.decorators.operations.get(handler) : undefined);
-    const configured = this.config.names('operations').includes(name);
-    const profileName = this.config.member<string>('operations', name, 'profile');
+    const name = canonicalOperationName(given);
+    const declaration = this.declarationOf(name) ?? (handler ? this.decorators.operations.get(handler) : undefined);
+    const configKey = this.configKeyOf(name);
+    const configured = configKey !== undefined;
+    const profileName = configKey === undefined ? undefined : this.config.member<string>('operations', configKey, 'profile');
     const profile = profileName?.value;
     if (profile !== undefined && !this.config.names('profiles').includes(profile)) {
-      problems.push({ level: 'warning', key: `svc.operations.[${name}].profile`, where: profileName!.source.where, message: `no profile named "${profile}" under svc.profiles; only defaults apply` });
+      problems.push({
+        level: 'warning',
+        key: `svc.operations.[${configKey}].profile`,
+        where: profileName!.source.where,
+        message: `no profile named "${profile}" under svc.profiles; only defaults apply`,
+      });
     }
 
     const values: Record<string, unknown> = {};
     const sources: Record<string, Source> = {};
     for (const rule of RULES) {
-      const [value, source] = this.resolveField(rule, name, profile, declaration, problems);
+      const [value, source] = this.resolveField(rule, configKey, profile, declaration, problems);
       values[rule.field] = value;
       sources[rule.field] = source;
     }
@@ -126,13 +146,13 @@ export class OperationCatalog {
 
   private resolveField(
     rule: FieldRule,
-    name: string,
+    configKey: string | undefined,
     profile: string | undefined,
     declaration: { options: AgentOperationOptions; where: string } | undefined,
     problems: ConfigProblem[],
   ): [unknown, Source] {
-    if (rule.key) {
-      const configured = this.config.member('operations', name, rule.key);
+    if (rule.key && configKey !== undefined) {
+      const configured = this.config.member('operations', configKey, rule.key);
       if (configured) return [configured.value, configured.source];
     }
     const given = declaration?.options[rule.parameter];

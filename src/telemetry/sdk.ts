@@ -9,6 +9,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { runtime } from '../runtime.js';
 import { logRecordProcessorsFromEnv, spanProcessorsFromEnv } from './exporters-from-env.js';
+import { nameFastifyRoutes } from './fastify-routes.js';
 import type { TelemetryLoss } from './telemetry-loss.js';
 
 export interface TelemetryOptions {
@@ -39,11 +40,20 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     logRecordProcessors,
   });
   sdk.start();
+  const stopFastifyRoutes = disabledInstrumentations().has('fastify') ? () => {} : nameFastifyRoutes();
   let shutdown: Promise<void> | undefined;
   return {
     forceFlush: async () => {
       await Promise.all([...spanProcessors, ...logRecordProcessors].map((p) => p.forceFlush()));
     },
-    shutdown: () => (shutdown ??= sdk.shutdown()),
+    shutdown: () => {
+      stopFastifyRoutes();
+      return (shutdown ??= sdk.shutdown());
+    },
   };
+}
+
+/** `OTEL_NODE_DISABLED_INSTRUMENTATIONS`, as auto-instrumentations-node reads it (`fastify` turns off svc's Fastify routes too). */
+function disabledInstrumentations(): Set<string> {
+  return new Set((process.env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim()));
 }

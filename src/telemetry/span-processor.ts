@@ -15,6 +15,7 @@ import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { reportError } from '../report-error.js';
 import { DependencyMatcher } from './dependency-matcher.js';
 import { OperationNamer } from './operation-naming.js';
+import { RouteInference } from './route-inference.js';
 
 /** What the analysis engine receives from the processor; it may write attributes on the span. */
 export interface SpanAnalysis {
@@ -74,6 +75,7 @@ interface OperationAttributes {
 export class SvcSpanProcessor implements SpanProcessor {
   private readonly attributesOf = new WeakMap<OperationMetadata, OperationAttributes>();
   private namer!: OperationNamer;
+  private readonly inference = new RouteInference();
   private dependencies!: DependencyMatcher;
   private builtVersion = -1;
   private firstRequestSeen = false;
@@ -143,7 +145,7 @@ export class SvcSpanProcessor implements SpanProcessor {
     const { metadata } = this.options;
     if (this.builtVersion === metadata.version) return;
     this.builtVersion = metadata.version;
-    this.namer = new OperationNamer(metadata.operations.names());
+    this.namer = new OperationNamer(metadata.operations.names(), this.inference);
     const maxDependencies = metadata.config.get<number>('limits.max-dependencies');
     this.dependencies = new DependencyMatcher(metadata.topology().registry.dependencies(), maxDependencies, this.options.onDependencyOverflow);
   }

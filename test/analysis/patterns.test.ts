@@ -8,7 +8,7 @@ import { INCIDENT_PATTERNS, type IncidentPattern } from '../../src/analysis/patt
 import { engineHarness } from '../support/engine-harness.js';
 import { lognormal, seededRandom } from '../support/random.js';
 
-const ROUTE = '/orders/:id';
+const ROUTE = '/orders/{id}';
 type Harness = ReturnType<typeof engineHarness>;
 
 interface Traffic {

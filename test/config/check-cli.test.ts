@@ -78,7 +78,7 @@ describe('svc, the command', () => {
         '      profile: read-path',
         '  slos:',
         '    orders:',
-        '      operation-name: GET /orders/:id',
+        '      operation-name: GET /order/:id',
         '      target: 0.99',
         '    latency:',
         '      operation-name: GET /orders/{id}',

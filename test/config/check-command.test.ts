@@ -133,9 +133,12 @@ describe('svc check', () => {
     expect(last(output)).toBe('no errors, 1 warning(s): read them above');
   });
 
-  it('an SLO on a configured operation spelled with another parameter syntax suggests it', () => {
-    const { output } = run([], { 'svc.yml': 'operations:\n  GET /orders/{id}:\n    retryable: true\nslos:\n  x:\n    operation-name: GET /orders/:id\n    target: 0.99\n' });
-    expect(output).toContain('no operation "GET /orders/:id" under svc.operations; did you mean "GET /orders/{id}"?');
+  it('an SLO on a configured operation: either parameter spelling is the operation; other parameter names or a typo get a suggestion', () => {
+    const operations = 'operations:\n  GET /orders/{id}:\n    retryable: true\n';
+    const slo = (operation: string) => run([], { 'svc.yml': `${operations}slos:\n  x:\n    operation-name: ${operation}\n    target: 0.99\n` }).output;
+    expect(slo('GET /orders/:id')).toMatch(/configuration is valid$/);
+    expect(slo('GET /orders/{orderId}')).toContain('no operation "GET /orders/{orderId}" under svc.operations; did you mean "GET /orders/{id}"?');
+    expect(slo('GET /order/{id}')).toContain('no operation "GET /order/{id}" under svc.operations; did you mean "GET /orders/{id}"?');
   });
 
   it('an SLO start-up would ignore is an error: LATENCY_P99 without a threshold, a target of 1', () => {

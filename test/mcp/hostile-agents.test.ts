@@ -91,7 +91,7 @@ describe('identity', () => {
     harness.request('/orders/:id', 20);
     const anonymous = await harness.connect(undefined, { 'x-agent-name': 'sre-lead' });
     driveIncident(harness);
-    const incidentId = harness.services.incidents.openIncident('GET /orders/:id')!.id;
+    const incidentId = harness.services.incidents.openIncident('GET /orders/{id}')!.id;
     const created = await harness.call(anonymous, 'create_session', { incident_id: incidentId });
     expect(created.text).toContain('by sre-lead (unverified) (diagnostician)');
     const sessionId = (created.structuredContent as { sessionId: string }).sessionId;
@@ -274,8 +274,8 @@ describe('protocol edges', () => {
     harness = await mcpHarness();
     harness.request('/orders/:id', 20);
     const ops = await harness.connect(TOKENS.ops, { 'x-agent-name': 'from-header' });
-    await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'r' }, { agentName: 'from-meta' });
-    await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'r' });
+    await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/{id}', reason: 'r' }, { agentName: 'from-meta' });
+    await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/{id}', reason: 'r' });
     expect(harness.services.audit.recent().map((e) => e.agentName)).toEqual(['ops-bot/from-header', 'ops-bot/from-meta']);
   });
 

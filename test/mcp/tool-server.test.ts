@@ -56,10 +56,20 @@ describe('catalog', () => {
 });
 
 describe('errors', () => {
-  it('unknown tool: JSON-RPC -32602', async () => {
+  it('unknown tool: JSON-RPC -32602 naming the tool and the tools the role may call, prefixed once', async () => {
     harness = await mcpHarness();
-    const client = await harness.connect(TOKENS.lead);
-    await expect(client.callTool({ name: 'drop_database', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('unknown tool "drop_database"') });
+    const admin = await harness.connect(TOKENS.lead);
+    // The SDK client prefixes "MCP error <code>: " to the message it receives; the server sends the message alone.
+    await expect(admin.callTool({ name: 'drop_database', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: unknown tool "drop_database"; tools role "admin" may call: ${CATALOG.join(', ')}`,
+    });
+    const triage = await harness.connect(TOKENS.triage);
+    const permitted = (await triage.listTools()).tools.map((t) => t.name);
+    await expect(triage.callTool({ name: 'get_service_helth', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: unknown tool "get_service_helth"; did you mean "get_service_health"?; tools role "diagnostician" may call: ${permitted.join(', ')}`,
+    });
   });
 
   it('missing and invalid arguments: isError results saying what to send', async () => {
@@ -74,10 +84,22 @@ describe('errors', () => {
     expect(unknownOperation).toMatchObject({ isError: true, text: expect.stringContaining('unknown operation "GET /nope"') });
   });
 
+  it('takes an operation spelled :id or {id}, and answers in the {id} spelling', async () => {
+    harness = await mcpHarness();
+    driveIncident(harness);
+    const ops = await harness.connect(TOKENS.ops);
+    const context = await harness.call(ops, 'get_incident_context', { operation_name: 'GET /orders/:id' });
+    expect(context.isError).toBeFalsy();
+    expect(context.text).toContain('GET /orders/{id}');
+    const escalated = await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'colon spelling' });
+    expect(escalated.isError).toBeFalsy();
+    expect(harness.services.audit.recent()[0]).toMatchObject({ action: 'escalate:GET /orders/{id}', outcome: 'success' });
+  });
+
   it('insufficient permission is checked at call time, even for a tool not listed', async () => {
     harness = await mcpHarness();
     const client = await harness.connect(TOKENS.triage);
-    const result = await harness.call(client, 'execute_remediation', { action_name: 'escalate:GET /orders/:id', reason: 'try' });
+    const result = await harness.call(client, 'execute_remediation', { action_name: 'escalate:GET /orders/{id}', reason: 'try' });
     expect(result.isError).toBe(true);
     expect(result.text).toContain('insufficient permission: execute_remediation needs REMEDIATE; role "diagnostician"');
     expect(harness.services.audit.recent()).toEqual([]);
@@ -95,7 +117,7 @@ describe('identity', () => {
     const raised = await harness.call(triage, 'get_service_health', {}, { agentRole: 'admin' });
     expect(raised).toMatchObject({ isError: true, text: expect.stringContaining('can only lower permissions') });
 
-    const incidentId = harness.services.incidents.openIncident('GET /orders/:id')!.id;
+    const incidentId = harness.services.incidents.openIncident('GET /orders/{id}')!.id;
     const session = await harness.call(triage, 'create_session', { incident_id: incidentId });
     const sessionId = (session.structuredContent as { sessionId: string }).sessionId;
     await harness.call(triage, 'add_session_entry', { session_id: sessionId, type: 'OBSERVATION', content: 'half the orders fail' }, { agentName: 'triage-subagent' });
@@ -131,8 +153,8 @@ describe('remediation with approval', () => {
     harness = await mcpHarness('', { approverTokens: true });
     driveIncident(harness);
     const ops = await harness.connect(TOKENS.ops);
-    const action = 'reset_baseline:GET /orders/:id';
-    const listed = await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/:id' });
+    const action = 'reset_baseline:GET /orders/{id}';
+    const listed = await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/{id}' });
     expect(listed.text).toContain(`${action}  [built-in, NEEDS APPROVAL, destructive]`);
 
     // Naming a configured approver approves nothing.
@@ -142,7 +164,7 @@ describe('remediation with approval', () => {
     const approvalId = /Approval request (APR-[0-9a-z]{5}-\d{4}) is open until/.exec(requested.text)?.[1];
     expect(approvalId, requested.text).toBeDefined();
     expect(requested.text).not.toContain('alice');
-    expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/:id')).toBeDefined();
+    expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/{id}')).toBeDefined();
 
     // The operator cannot approve its own request; an early use is refused.
     expect((await harness.call(ops, 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'self' })).text).toContain('this credential may not approve');
@@ -150,14 +172,14 @@ describe('remediation with approval', () => {
     expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: approvalId! })).text).toContain('is not approved yet');
 
     const alice = await harness.connect(TOKENS.alice);
-    const pending = await harness.call(alice, 'list_remediation_actions', { operation_name: 'GET /orders/:id' });
+    const pending = await harness.call(alice, 'list_remediation_actions', { operation_name: 'GET /orders/{id}' });
     expect(pending.text).toContain(`approve:${approvalId}  [approval]\n    Approve ${action}, requested by ops-bot because "new code path", open until`);
-    expect((await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/:id' })).text).not.toContain('approve:');
+    expect((await harness.call(ops, 'list_remediation_actions', { operation_name: 'GET /orders/{id}' })).text).not.toContain('approve:');
     const approved = await harness.call(alice, 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'checked the deploy' });
     expect(approved.isError, approved.text).toBeFalsy();
     const executed = await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'new code path', approved_by: approvalId! });
     expect(executed.isError, executed.text).toBeFalsy();
-    expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/:id')).toBeUndefined();
+    expect(harness.engine.rollingBaselines.getSnapshot('GET /orders/{id}')).toBeUndefined();
     // Used once.
     expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'again', approved_by: approvalId! })).text).toContain('approved_by names no open approval');
 
@@ -184,7 +206,7 @@ describe('remediation with approval', () => {
     harness = await mcpHarness('', { approverTokens: true });
     driveIncident(harness);
     const ops = await harness.connect(TOKENS.ops);
-    const action = 'reset_baseline:GET /orders/:id';
+    const action = 'reset_baseline:GET /orders/{id}';
     const approvalId = /(APR-\S+) is open/.exec((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'r' })).text)![1]!;
     await harness.call(await harness.connect(TOKENS.alice), 'execute_remediation', { action_name: `approve:${approvalId}`, reason: 'ok' });
     harness.clock.advance(15 * 60_000);
@@ -197,9 +219,9 @@ describe('verification', () => {
     harness = await mcpHarness();
     driveIncident(harness);
     const ops = await harness.connect(TOKENS.ops);
-    const action = 'enable_fallback:GET /orders/:id';
+    const action = 'enable_fallback:GET /orders/{id}';
     expect((await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'serve cached orders' })).isError).toBeFalsy();
-    expect(harness.services.remediation.isFallbackEnabled('GET /orders/:id')).toBe(true);
+    expect(harness.services.remediation.isFallbackEnabled('GET /orders/{id}')).toBe(true);
     const early = await harness.call(ops, 'verify_remediation_effect', { action_name: action });
     expect(early).toMatchObject({ isError: true, text: expect.stringContaining('call again in 30s') });
     for (let i = 0; i < 40; i++) {

@@ -22,6 +22,8 @@ operations:
     expected-error-rate: -1
   GET /typo:
     profile: critcal-path
+  PUT /carts/:cart:
+    idempotent: true
 `;
 
 function catalog(decorate?: (r: ReturnType<typeof newRegistry>) => void) {
@@ -31,6 +33,18 @@ function catalog(decorate?: (r: ReturnType<typeof newRegistry>) => void) {
   const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': YAML }), args: [], env: {} });
   return { catalog: new OperationCatalog(config, registry, (p) => problems.push(p)), registry, problems };
 }
+
+describe('operation names spelled either way', () => {
+  it('find the configuration and declarations of the one operation, shown as {name}', () => {
+    const { catalog: ops } = catalog((r) => r.operations.set('POST /users/:id/avatar', { options: { retryable: true }, where: 'Users.avatar' }));
+    expect(ops.resolve('PUT /carts/{cart}')).toMatchObject({ name: 'PUT /carts/{cart}', declared: true, idempotent: true });
+    expect(ops.resolve('PUT /carts/:cart')).toMatchObject({ name: 'PUT /carts/{cart}', idempotent: true });
+    expect(ops.resolve('GET /orders/:id')).toMatchObject({ name: 'GET /orders/{id}', runbookUrl: 'https://runbooks/config' });
+    expect(ops.resolve('POST /users/{id}/avatar')).toMatchObject({ declared: true, retryable: true });
+    expect(ops.names()).toEqual(expect.arrayContaining(['PUT /carts/{cart}', 'POST /users/{id}/avatar']));
+    expect(ops.names()).not.toContain('PUT /carts/:cart');
+  });
+});
 
 describe('operation metadata precedence', () => {
   it('rule 6: explicit per-operation values override the profile, which overrides defaults', () => {

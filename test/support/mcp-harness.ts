@@ -84,7 +84,7 @@ ${extraYaml}`;
   return { ...h, url, server, services, registry, connect, call, close };
 }
 
-/** Steady traffic, then a fault sustained for 40 s: GET /orders/:id fails half its requests, which opens an incident. */
+/** Steady traffic, then a fault sustained for 40 s: GET /orders/{id} fails half its requests, which opens an incident. */
 export function driveIncident(h: Pick<Awaited<ReturnType<typeof mcpHarness>>, 'clock' | 'request'>): void {
   h.clock.advance(120_000);
   for (let i = 0; i < 100; i++) {

@@ -45,18 +45,20 @@ function harness(registry = newRegistry()) {
 
 describe('server span operation names', () => {
   const { span } = harness();
-  it('uses http.route, in the configured spelling when the shape matches', () => {
+  it('uses http.route, in the canonical {name} spelling', () => {
     expect(span('GET /orders/:id', SpanKind.SERVER, { 'http.request.method': 'GET', 'http.route': '/orders/:id' })['svc.operation.name']).toBe('GET /orders/{id}');
-    expect(span('x', SpanKind.SERVER, { 'http.request.method': 'PUT', 'http.route': '/items/:id' })['svc.operation.name']).toBe('PUT /items/:id');
+    expect(span('x', SpanKind.SERVER, { 'http.request.method': 'PUT', 'http.route': '/items/:id' })['svc.operation.name']).toBe('PUT /items/{id}');
   });
   it('matches configured templates against url.path when there is no route', () => {
     const attributes = span('DELETE', SpanKind.SERVER, { 'http.request.method': 'DELETE', 'url.path': '/carts/c-77' });
-    expect(attributes).toMatchObject({ 'svc.operation.name': 'DELETE /carts/:cart', 'svc.operation.idempotent': true });
-    // No template matches: the operation is the span's own name, which the span already carries.
-    expect(span('GET', SpanKind.SERVER, { 'http.request.method': 'GET', 'url.path': '/orders/1/items' })).not.toHaveProperty('svc.operation.name');
+    // Configured as `DELETE /carts/:cart`, shown in the one spelling.
+    expect(attributes).toMatchObject({ 'svc.operation.name': 'DELETE /carts/{cart}', 'svc.operation.idempotent': true });
+    // No template matches: a template inferred from the path; a 404 is the unmatched operation.
+    expect(span('GET', SpanKind.SERVER, { 'http.request.method': 'GET', 'url.path': '/orders/1/items' })['svc.operation.name']).toBe('GET /orders/{param:int}/items');
+    expect(span('GET', SpanKind.SERVER, { 'http.request.method': 'GET', 'url.path': '/nope', 'http.response.status_code': 404 })['svc.operation.name']).toBe('GET (unmatched route)');
   });
   it('leaves the name out of a span already named after its operation, and keeps its metadata', () => {
-    const attributes = span('DELETE /carts/:cart', SpanKind.SERVER, { 'http.request.method': 'DELETE', 'http.route': '/carts/:cart' });
+    const attributes = span('DELETE /carts/{cart}', SpanKind.SERVER, { 'http.request.method': 'DELETE', 'http.route': '/carts/{cart}' });
     expect(attributes).not.toHaveProperty('svc.operation.name');
     expect(attributes['svc.operation.idempotent']).toBe(true);
     expect(Object.keys(span('GET /x', SpanKind.SERVER, { 'http.request.method': 'GET', 'http.route': '/x' })).filter((k) => k.startsWith('svc.'))).toEqual([]);
@@ -96,7 +98,7 @@ describe('client span dependencies', () => {
 });
 
 describe('SLO operation names', () => {
-  it('name routes in the SLO spelling, so the SLO counts them', async () => {
+  it('count routes spelled either way toward the SLO', async () => {
     const { loadConfig: load } = await import('../../src/config/load-config.js');
     const { Engine } = await import('../../src/service-engine.js');
     const { config } = load({ cwd: tempDir({ 'svc.yml': 'slos:\n  lookups:\n    operation-name: GET /items/{id}\n    target: 0.99\n' }), args: [], env: {} });
@@ -104,6 +106,7 @@ describe('SLO operation names', () => {
     const engine = Engine.fromConfig(config, metadata);
     const tracer = new TracerProvider({ spanProcessors: [engine.createSpanProcessor(metadata)] }).getTracer('t');
     tracer.startSpan('GET', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'http.route': '/items/:id' } }).end();
-    expect(engine.sloTracker.getStatus('lookups')!.totalRequests).toBe(1);
+    tracer.startSpan('GET', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'http.route': '/items/{itemId}' } }).end();
+    expect(engine.sloTracker.getStatus('lookups')!.totalRequests).toBe(2);
   });
 });

@@ -2,7 +2,9 @@
  * Checks the `operation_name` and `format` arguments the same way in every tool that takes them.
  * Errors name a few known operations (names cut at 120 characters), never all of them.
  */
+
 import { didYouMean } from '../../config/did-you-mean.js';
+import { canonicalOperationName } from '../../operation-name.js';
 import { shownName } from '../bounded-output.js';
 import { listSome } from '../text-layout.js';
 import { ToolError } from '../tool-definition.js';
@@ -12,7 +14,7 @@ import type { ToolServices } from '../tool-services.js';
 export function operationNameArgument(services: Pick<ToolServices, 'engine'>, value: string | undefined): string {
   const operation = value?.trim();
   if (!operation) throw new ToolError(`operation_name is required; known operations: ${listSome(services.engine.health.operations().map(shortName))}`);
-  return operation;
+  return canonicalOperationName(operation);
 }
 
 /** The `format` argument: `text` (default) or `json`. */
@@ -22,7 +24,9 @@ export function formatArgument(value: string | undefined): 'text' | 'json' {
   return format;
 }
 
-export function requireKnownOperation(services: Pick<ToolServices, 'engine' | 'metadata'>, name: string): string {
+/** `given` in the canonical spelling (`{id}`, whichever way the agent wrote it), when some operation has that name. */
+export function requireKnownOperation(services: Pick<ToolServices, 'engine' | 'metadata'>, given: string): string {
+  const name = canonicalOperationName(given);
   const known = new Set([...services.engine.health.operations(), ...services.metadata.operations.names()]);
   if (known.has(name)) return name;
   const suggestion = didYouMean(name, known);
