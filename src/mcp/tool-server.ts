@@ -17,6 +17,7 @@ import { type AddressInfo, isIP } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { didYouMean } from '../config/did-you-mean.js';
 import { printable } from '../printable.js';
 import { reportError } from '../report-error.js';
 import { runtime } from '../runtime.js';
@@ -26,6 +27,7 @@ import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { RateLimiter } from './rate-limiter.js';
 import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
+import { listSome } from './text-layout.js';
 import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition, ToolError } from './tool-definition.js';
 import { checkArguments, type ToolRegistry } from './tool-registry.js';
 import type { ToolServices } from './tool-services.js';
@@ -49,8 +51,34 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export class ToolServerError extends Error {}
 
+/**
+ * A JSON-RPC error for the SDK to send as is: it sends a thrown error's `code` and `message`.
+ * (The SDK's McpError puts "MCP error <code>: " in its message, and the SDK client adds that
+ * prefix again to what it receives, so the agent read it twice.)
+ */
+class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Tools named in the answer to an unknown tool; tools/list has them all. */
+const MAX_TOOLS_NAMED = 30;
+
 export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
+/**
+ * Why the tool server refuses to bind `host`, if it does: a non-loopback address without tokens
+ * would serve tools to anyone who can reach it. Shared with `svc check` (tool-server-config.ts).
+ */
+export function unauthenticatedBind(host: string, hasTokens: boolean): string | undefined {
+  if (isLoopback(host) || hasTokens) return undefined;
+  return `${printable(host, 253)}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`;
 }
 
 const WILDCARD = new Set(['0.0.0.0', '::']);
@@ -80,11 +108,8 @@ export class ToolServer {
   private boundPort = 0;
 
   constructor(private readonly options: ToolServerOptions) {
-    if (!isLoopback(options.host) && !options.authenticator.hasTokens) {
-      throw new ToolServerError(
-        `svc.mcp.host is ${options.host}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`,
-      );
-    }
+    const unauthenticated = unauthenticatedBind(options.host, options.authenticator.hasTokens);
+    if (unauthenticated) throw new ToolServerError(`svc.mcp.host is ${unauthenticated}`);
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
     this.authFailures = new AuthFailureLimiter(options.now);
     this.unsubscribe = options.registry.onChange(() => {
@@ -259,11 +284,11 @@ export class ToolServer {
       },
     });
     const session: McpSession = { server, transport, owner, lastUsed: this.now() };
-    const { ListToolsRequestSchema, CallToolRequestSchema, McpError, ErrorCode } = sdk.types;
+    const { ListToolsRequestSchema, CallToolRequestSchema } = sdk.types;
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.listFor(contextOf(extra.authInfo)?.caller) }));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const tool = this.options.registry.get(request.params.name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${printable(request.params.name, 64)}"; call tools/list for the tools your role may use`);
+      if (!tool) throw new JsonRpcError(INVALID_PARAMS, this.unknownToolMessage(request.params.name, contextOf(extra.authInfo)?.caller));
       return this.call(tool, request.params.arguments, request.params._meta, contextOf(extra.authInfo));
     });
     return session;
@@ -277,6 +302,20 @@ export class ToolServer {
       this.closedSessions++;
       void session.transport.close().catch(() => undefined);
     }
+  }
+
+  /**
+   * What an agent needs after calling a tool that does not exist: the name it sent, the closest
+   * tool it may call, and the tools its role may call (the ones tools/list shows it).
+   */
+  private unknownToolMessage(name: string, caller: CallerIdentity | undefined): string {
+    const callable = this.options.registry
+      .list()
+      .filter((tool) => caller?.permissions.has(tool.permission))
+      .map((tool) => tool.name);
+    const suggestion = didYouMean(name, callable);
+    const whose = caller ? `role "${printable(caller.role, 64)}"` : 'this caller';
+    return `unknown tool "${printable(name, 64)}"${suggestion ? `; did you mean "${suggestion}"?` : ''}; tools ${whose} may call: ${listSome(callable, MAX_TOOLS_NAMED)}`;
   }
 
   private listFor(caller: CallerIdentity | undefined): object[] {

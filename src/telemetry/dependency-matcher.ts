@@ -24,17 +24,22 @@ const UNDECLARED_NAME_ATTRIBUTES = [SEMCONV.peerService, SEMCONV.dbSystemName, S
 const MAX_MEMOISED_LOOKUPS = 1000;
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
+/**
+ * A declared dependency's attributes. Optional text left unset (protocol, fallback: "" by
+ * default) is left out rather than exported empty: an absent attribute reads as "not declared".
+ */
 function declaredAttributes(dependency: Dependency): Attributes {
-  return Object.freeze({
+  const attributes: Attributes = {
     [DEPENDENCY.name]: dependency.name,
     [DEPENDENCY.declared]: true,
     [DEPENDENCY.type]: dependency.type,
     [DEPENDENCY.criticality]: dependency.criticality,
-    [DEPENDENCY.protocol]: dependency.protocol,
     [DEPENDENCY.timeoutMs]: dependency.timeoutMs,
     [DEPENDENCY.circuitBreaker]: dependency.circuitBreaker,
-    [DEPENDENCY.fallback]: dependency.fallback,
-  });
+  };
+  if (dependency.protocol) attributes[DEPENDENCY.protocol] = dependency.protocol;
+  if (dependency.fallback) attributes[DEPENDENCY.fallback] = dependency.fallback;
+  return Object.freeze(attributes);
 }
 
 export class DependencyMatcher {
@@ -106,7 +111,8 @@ export class DependencyMatcher {
         break;
       }
     }
-    if (name === undefined && typeof host === 'string') {
+    // An empty address names nothing: no dependency called "" (or ":443").
+    if (name === undefined && typeof host === 'string' && host !== '') {
       const known = this.undeclaredByAddress.get(host)?.get(port);
       if (known) return known;
       name = port === undefined ? host : `${host}:${port}`;

@@ -56,10 +56,20 @@ describe('catalog', () => {
 });
 
 describe('errors', () => {
-  it('unknown tool: JSON-RPC -32602', async () => {
+  it('unknown tool: JSON-RPC -32602 naming the tool and the tools the role may call, prefixed once', async () => {
     harness = await mcpHarness();
-    const client = await harness.connect(TOKENS.lead);
-    await expect(client.callTool({ name: 'drop_database', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('unknown tool "drop_database"') });
+    const admin = await harness.connect(TOKENS.lead);
+    // The SDK client prefixes "MCP error <code>: " to the message it receives; the server sends the message alone.
+    await expect(admin.callTool({ name: 'drop_database', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: unknown tool "drop_database"; tools role "admin" may call: ${CATALOG.join(', ')}`,
+    });
+    const triage = await harness.connect(TOKENS.triage);
+    const permitted = (await triage.listTools()).tools.map((t) => t.name);
+    await expect(triage.callTool({ name: 'get_service_helth', arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: `MCP error -32602: unknown tool "get_service_helth"; did you mean "get_service_health"?; tools role "diagnostician" may call: ${permitted.join(', ')}`,
+    });
   });
 
   it('missing and invalid arguments: isError results saying what to send', async () => {
@@ -300,6 +310,8 @@ describe('token configuration', () => {
     const { engineHarness } = await import('../support/engine-harness.js');
     const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': 'mcp:\n  port: 0\n  tokens:\n    ops-bot: { sha256: the-raw-token, role: operator }\n' }), args: [], env: {} });
     const { engine } = engineHarness();
-    await expect(startToolServer(config, engine, new ServiceMetadata(config, newRegistry()))).rejects.toThrow(/tool server is not started: svc\.mcp\.tokens\.ops-bot\.sha256.* did not validate/);
+    await expect(startToolServer(config, engine, new ServiceMetadata(config, newRegistry()))).rejects.toThrow(
+      /tool server is not started: svc\.mcp\.tokens: svc\.mcp\.tokens\.ops-bot\.sha256.* did not validate/,
+    );
   });
 });
