@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { diag } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
+import { declaredAgentNames } from './agentic/agent-declarations.js';
+import { configuredAgentsNeverDeclared, configuredAgentWhere } from './agentic/configured-agents.js';
 import type { ChangeEntry, ChangeTracker } from './analysis/change-tracker.js';
 import { systemClock } from './analysis/clock.js';
 import { type ConfigProblem, formatProblem } from './config/config-source.js';
@@ -93,6 +95,16 @@ function applicationName(mainScript: string | undefined, cwd: string): string | 
   }
 }
 
+/** Configured agents that no code declared or invoked by the time the app serves (rule 7 applies by exact name). */
+function undeclaredAgentProblems(config: ResolvedConfig): ConfigProblem[] {
+  return configuredAgentsNeverDeclared(config, declaredAgentNames()).map((name) => ({
+    level: 'warning',
+    key: `svc.agentic.agents.${name}`,
+    where: configuredAgentWhere(config, name),
+    message: `no agent named "${printable(name, 100)}" was declared (agent(), @AgentMethod) or invoked by the time the app served; its guardrails apply to nothing until one is`,
+  }));
+}
+
 export function start(options: StartOptions = {}): Svc | undefined {
   try {
     return startOrThrow(options);
@@ -116,9 +128,14 @@ function startOrThrow(options: StartOptions): Svc {
   const enabled = config.get<boolean>('enabled');
   const deployment = deploymentFromConfig(config, new Date());
   const topology = new TopologyResource();
+  let agentsChecked = !enabled;
   const settleTopology = (): void => {
     try {
       topology.settle(metadata.topology().registry);
+      if (!agentsChecked) {
+        agentsChecked = true;
+        for (const problem of undeclaredAgentProblems(config)) printProblem(problem);
+      }
     } catch (error) {
       reportError('settling topology', error);
     }

@@ -13,3 +13,10 @@ export function configuredAgentsNeverDeclared(config: ResolvedConfig, declaredNa
     .filter((name) => !declared.has(name))
     .sort();
 }
+
+const AGENT_FIELDS = ['type', 'framework', 'version', 'max-steps', 'loop-threshold', 'cost-budget-usd'];
+
+/** Where `svc.agentic.agents.<name>` was configured (the first of its keys that is set). */
+export function configuredAgentWhere(config: ResolvedConfig, name: string): string {
+  return AGENT_FIELDS.map((field) => config.member('agentic.agents', name, field)?.source.where).find((where) => where !== undefined) ?? 'configuration';
+}

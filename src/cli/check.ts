@@ -10,10 +10,13 @@
  * warnings alone exit 0 but the last line says how many there are.
  */
 
+import { agentNamesInSource } from '../agentic/agent-names-in-source.js';
+import { configuredAgentWhere } from '../agentic/configured-agents.js';
 import { specOf } from '../config/config-key.js';
 import type { ConfigProblem } from '../config/config-source.js';
 import { formatProblem } from '../config/config-source.js';
 import { loadConfig } from '../config/load-config.js';
+import type { ResolvedConfig } from '../config/resolved-config.js';
 import { isSecretPath, type KeySpec } from '../config/schema.js';
 import { startupChecks } from '../config/startup-checks.js';
 import { agentStateCeiling, ceilingLimitsFromConfig } from '../mcp/agent-state-ceiling.js';
@@ -33,6 +36,22 @@ export const USAGE = `usage: svc check [--all] [--config FILE] [-Dsvc.<key>=<val
 function formatValue(spec: KeySpec, value: unknown): string {
   if (isSecretPath(spec.path)) return '(hidden)';
   return printable(spec.type.format(value), 300);
+}
+
+/** A warning per configured agent whose name no source file under `cwd` quotes (start-up warns on what the code really declared). */
+function agentsNotInSource(config: ResolvedConfig, cwd: string): ConfigProblem[] {
+  const names = config.names('agentic.agents');
+  if (names.length === 0 || !config.get<boolean>('enabled')) return [];
+  const scan = agentNamesInSource(cwd, names);
+  const searched = `${scan.files} source file(s) under ${printable(cwd, 200)}${scan.partial ? ', the walk stopped at its limit' : ''}`;
+  return names
+    .filter((name) => !scan.found.has(name))
+    .map((name) => ({
+      level: 'warning' as const,
+      key: `svc.agentic.agents.${name}`,
+      where: configuredAgentWhere(config, name),
+      message: `no agent named "${printable(name, 100)}" is quoted in the project's source (${searched}); its guardrails apply only to an agent invoked or annotated with exactly this name`,
+    }));
 }
 
 export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, out: (line: string) => void): number {
@@ -67,7 +86,7 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
     problems.push(problem),
   );
   const checks = startupChecks(config, catalog);
-  problems.push(...checks.problems);
+  problems.push(...checks.problems, ...agentsNotInSource(config, cwd));
   for (const problem of problems) out(formatProblem(problem));
   if (checks.skipped) out(`note: ${checks.skipped}`);
 

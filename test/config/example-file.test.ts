@@ -32,7 +32,8 @@ function readmeExample(): string {
 
 function svcCheck(text: string): { code: number; output: string } {
   const out: string[] = [];
-  const code = check([], {}, tempDir({ 'svc.yml': text }), (line) => out.push(line));
+  // The example configures the agent support-bot: its project's code declares it.
+  const code = check([], {}, tempDir({ 'svc.yml': text, 'app.mjs': "const bot = agent('support-bot');\n" }), (line) => out.push(line));
   return { code, output: out.join('\n') };
 }
 

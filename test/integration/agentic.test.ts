@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { check } from '../../src/cli/check.js';
 import { type FixtureApp, ROOT, startFixture } from '../support/fixture-app.js';
 import { OtlpReceiver, SPAN_KIND } from '../support/otlp-receiver.js';
 
@@ -36,6 +37,25 @@ afterEach(async () => {
 });
 
 const STATUS_ERROR = 2;
+
+describe('a configured agent no code declares', () => {
+  it('is a warning of svc check, which reads the source for the quoted names', () => {
+    const lines: string[] = [];
+    const exit = check([], { PATH: process.env.PATH }, join(ROOT, 'fixtures', 'agentic-app'), (line) => lines.push(line));
+    const agentWarnings = lines.filter((l) => l.startsWith('svc config') && l.includes('svc.agentic.agents.'));
+    expect(agentWarnings).toEqual([
+      expect.stringMatching(/^svc config warning: svc\.agentic\.agents\.retired-bot \(svc\.yml:\d+\): no agent named "retired-bot" is quoted in the project's source \(\d+ source file\(s\) under /),
+    ]);
+    expect(exit).toBe(0);
+  });
+
+  it('is a warning at start, once the app serves, naming only it', async () => {
+    expect((await app!.get('/health')).status).toBe(200);
+    await vi.waitFor(() => expect(app!.stderr()).toContain('svc.agentic.agents.retired-bot'), { timeout: 5000, interval: 50 });
+    expect(app!.stderr()).toMatch(/svc config warning: svc\.agentic\.agents\.retired-bot \(svc\.yml:\d+\): no agent named "retired-bot" was declared/);
+    expect(app!.stderr()).not.toMatch(/agents\.(looper|wanderer|spender)/);
+  });
+});
 
 describe('an agent that loops forever', () => {
   it('is stopped at the configured loop threshold while the service goes on serving', async () => {
