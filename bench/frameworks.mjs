@@ -1,4 +1,4 @@
-// Overhead by framework: CPU per request, throughput and RSS of the same small app
+// Overhead by framework: CPU per request, p99 latency and RSS of the same small app
 // (bench/framework-app.cjs: `/users/:id`, `/users/:id/orders/:orderId`, a 404) on Express 5,
 // Fastify 5 and plain node:http, each started three ways:
 //   plain  no instrumentation
@@ -20,7 +20,8 @@
 // and after IDLE_SECONDS without load; each is the median over rounds, with svc - OTel in MB.
 // No agent connects at any point: the MCP SDK is loaded by the first agent (docs/mcp.md).
 // Where `taskset` exists, the servers share the last core and the load generator and the sink
-// use the others.
+// use the others. About 5 minutes; BENCH_FRAMEWORK_ROUNDS, _CYCLES, _SLICE_SECONDS, _RATE and
+// BENCH_FRAMEWORKS (e.g. "fastify") change the defaults below.
 import { spawn, spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
