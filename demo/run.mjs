@@ -6,6 +6,8 @@
 //
 //   --short   shorter phases (what `npm test` runs)
 //   --keep    leave the service running and print how to connect an MCP client
+//
+// Ctrl-C (or SIGINT/SIGTERM to this process alone) stops every process it started within 1 s.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -32,10 +34,38 @@ const indent = (text) =>
     .join('\n');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Ending: every child is asked to stop (SIGTERM) while this process, which is their OTLP
+// collector, keeps answering, so their last export is quick; one still running after
+// STOP_GRACE_MS is killed. Then this process exits. Ctrl-C (SIGINT to the whole process group,
+// the children included), or SIGINT/SIGTERM to this process alone, ends the demo the same way.
+const STOP_GRACE_MS = 700;
+let stopping;
+/** Stops every child, then exits with `code`; the promise it returns never settles. */
+function stop(code) {
+  stopping ??= (async () => {
+    const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+    const exited = running.map((child) => new Promise((resolve) => child.once('exit', resolve)));
+    for (const child of running) child.kill('SIGTERM');
+    const killer = setTimeout(() => {
+      for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }, STOP_GRACE_MS);
+    await Promise.all(exited);
+    clearTimeout(killer);
+    process.exit(code);
+  })();
+  return new Promise(() => {});
+}
 function fail(message) {
   console.log(`\nDEMO FAILED: ${message}`);
-  for (const child of children) child.kill('SIGTERM');
-  process.exit(1);
+  return stop(1);
+}
+let passed = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (!stopping) console.log(`\n${signal}: stopping the services`);
+    // After a passing verdict (--keep) the user ends the demo: that is success.
+    void stop(passed ? 0 : signal === 'SIGINT' ? 130 : 143);
+  });
 }
 setTimeout(() => fail(`did not finish within ${DEADLINE_MS / 1000}s`), DEADLINE_MS).unref();
 
@@ -106,7 +136,7 @@ for (let i = 0; i < 100 && !mcpUrl; i++) {
   mcpUrl = /MCP tool server listening at (\S+)/.exec(orders.stderr())?.[1];
   if (!mcpUrl) await sleep(50);
 }
-if (!mcpUrl) fail(`the tool server did not start:\n${orders.stderr()}`);
+if (!mcpUrl) await fail(`the tool server did not start:\n${orders.stderr()}`);
 log(`orders-service on http://127.0.0.1:${orders.port}, MCP tool server at ${mcpUrl}`);
 
 // ---- traffic: 4 connections, 80 % order lookups, 20 % new orders ----
@@ -177,7 +207,7 @@ async function waitFor(what, check, timeoutMs) {
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > until) fail(`timed out waiting for ${what}`);
+    if (Date.now() > until) await fail(`timed out waiting for ${what}`);
     await sleep(500);
   }
 }
@@ -206,12 +236,12 @@ const show = (tool, result) => {
 };
 log('phase 3: the agent (operator role) takes over');
 const health = show('get_service_health', await agent('get_service_health'));
-if (!/STATUS: (DEGRADED|CRITICAL)/.test(health.text)) fail('get_service_health did not show the problem');
+if (!/STATUS: (DEGRADED|CRITICAL)/.test(health.text)) await fail('get_service_health did not show the problem');
 
 const context = show('get_incident_context', await agent('get_incident_context', { operation_name: OPERATION }));
 const incidentId = /INCIDENT (INC-\d{8}-[0-9a-z]{5}-\d{4})/.exec(context.text)?.[1];
 const cause = /config_change: (.*?) {2}PROBABLE CAUSE/.exec(context.text)?.[1];
-if (!incidentId) fail('no incident id in the context');
+if (!incidentId) await fail('no incident id in the context');
 const session = await agent('create_session', { incident_id: incidentId });
 const sessionId = session.structuredContent?.sessionId;
 await agent('add_session_entry', { session_id: sessionId, type: 'OBSERVATION', content: `${OPERATION} is failing and slow; service ${/STATUS: (\w+)/.exec(health.text)?.[1]}` });
@@ -230,7 +260,7 @@ if (approvalId) {
   show('execute_remediation (alice approves)', await lead('execute_remediation', { action_name: `approve:${approvalId}`, reason: `rollback of new_stock_check for ${incidentId}` }));
   executed = show('execute_remediation', await agent('execute_remediation', { action_name: action, reason, approved_by: approvalId }));
 }
-if (executed.isError) fail(`execute_remediation failed: ${executed.text}`);
+if (executed.isError) await fail(`execute_remediation failed: ${executed.text}`);
 await agent('add_session_entry', { session_id: sessionId, type: 'ACTION', content: `executed ${action}${approvalId ? ` (approval ${approvalId})` : ''}` });
 
 log('phase 4: waiting until the service is healthy again and the verification delay has passed');
@@ -262,7 +292,7 @@ const checks = [
   [`effect verified: ${effective ? 'YES' : 'NO'}`, effective],
 ];
 for (const [label, ok] of checks) console.log(`  ${ok ? 'PASS' : 'FAIL'}  ${label}`);
-const passed = checks.every(([, ok]) => ok);
+passed = checks.every(([, ok]) => ok);
 console.log(`${checks.filter(([, ok]) => ok).length} passed, ${checks.filter(([, ok]) => !ok).length} failed`);
 
 if (KEEP && passed) {
@@ -282,15 +312,9 @@ The service keeps running (Ctrl-C stops it). Connect your own MCP client:
       }
     }
   }`);
-  process.on('SIGINT', () => {
-    for (const child of children) child.kill('SIGTERM');
-    process.exit(0);
-  });
 } else {
   trafficOn = false;
   await Promise.all(loops);
-  for (const child of children) child.kill('SIGTERM');
-  collector.close();
   agentHttp.destroy();
-  process.exit(passed ? 0 : 1);
+  await stop(passed ? 0 : 1);
 }

@@ -1,15 +1,145 @@
-/** The demo is an end-to-end test: its shortened variant must reach a passing verdict. */
-import { spawnSync } from 'node:child_process';
-import { expect, it } from 'vitest';
+/**
+ * The demo is an end-to-end test: its shortened variant must reach a passing verdict. It also
+ * ends cleanly: Ctrl-C (SIGINT to the whole process group, as a terminal sends it) after the
+ * verdict of `--keep`, or SIGINT/SIGTERM to the demo process alone while it runs, stops every
+ * process it started within 1 s. The processes are found in /proc before the signal.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/fixture-app.js';
 
-it('npm run demo (shortened): incident found, cause named, action taken, effect verified', () => {
-  const run = spawnSync(process.execPath, ['demo/run.mjs', '--short'], { cwd: ROOT, encoding: 'utf8', timeout: 175_000 });
-  const output = run.stdout + run.stderr;
-  expect(output).toContain('PASS  incident found: INC-');
-  expect(output).toMatch(/PASS {2}cause named: feature flag new_stock_check enabled/);
-  expect(output).toContain('PASS  action taken: rollback_new_stock_check');
-  expect(output).toContain('PASS  effect verified: YES');
-  expect(output).toContain('4 passed, 0 failed');
-  expect(run.status).toBe(0);
-}, 180_000);
+const STOPPED_WITHIN_MS = 1000;
+
+/** The parent pid of `pid` and whether it still runs (a zombie has ended), from /proc. */
+function procStat(pid: number): { ppid: number; running: boolean } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(ppid), running: state !== 'Z' && state !== 'X' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `pid` and every process below it. */
+function processTree(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat?.running) parents.set(Number(entry), stat.ppid);
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  return tree;
+}
+
+interface Demo {
+  readonly child: ChildProcess;
+  output(): string;
+  /** Resolves once the output matches `pattern`; rejects if the demo exits first or after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `node demo/run.mjs` in a process group of its own, as a terminal runs a command. */
+function startDemo(args: string[]): Demo {
+  const child = spawn(process.execPath, ['demo/run.mjs', ...args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (c) => (output += c));
+  child.stderr?.on('data', (c) => (output += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const waitFor = async (pattern: RegExp, timeoutMs: number): Promise<void> => {
+    const until = Date.now() + timeoutMs;
+    let ended = false;
+    void exited.then(() => (ended = true));
+    while (!pattern.test(output)) {
+      if (ended) throw new Error(`the demo exited before ${pattern}:\n${output}`);
+      if (Date.now() > until) throw new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return { child, output: () => output, waitFor, exited };
+}
+
+/** Sends `signal` (to the group with `group`), then the milliseconds until each process of the tree had ended (missing: still running at the limit). */
+async function signalAndWatch(demo: Demo, signal: NodeJS.Signals, group: boolean): Promise<{ tree: number[]; endedAfter: Map<number, number> }> {
+  const pid = demo.child.pid as number;
+  const tree = processTree(pid);
+  const sent = performance.now();
+  process.kill(group ? -pid : pid, signal);
+  const endedAfter = new Map<number, number>();
+  while (endedAfter.size < tree.length && performance.now() - sent < 3 * STOPPED_WITHIN_MS) {
+    for (const p of tree) if (!endedAfter.has(p) && !procStat(p)?.running) endedAfter.set(p, Math.round(performance.now() - sent));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { tree, endedAfter };
+}
+
+/** Kills what is left of the tree, so a failing test leaves nothing running. */
+function cleanUp(tree: number[]): void {
+  for (const p of tree) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {}
+  }
+}
+
+function expectAllStopped(tree: number[], endedAfter: Map<number, number>, output: string): void {
+  const report = tree.map((p) => `${p}: ${endedAfter.has(p) ? `${endedAfter.get(p)} ms` : 'still running'}`).join(', ');
+  expect(tree.length, `the demo, inventory-service and orders-service:\n${output}`).toBe(3);
+  expect(
+    tree.every((p) => (endedAfter.get(p) ?? Number.POSITIVE_INFINITY) <= STOPPED_WITHIN_MS),
+    report,
+  ).toBe(true);
+}
+
+const onLinux = existsSync('/proc/self/stat');
+
+describe('npm run demo', () => {
+  it('(shortened, --keep): incident found, cause named, action taken, effect verified; then Ctrl-C stops every process within 1 s', async () => {
+    const demo = startDemo(['--short', '--keep']);
+    let tree: number[] = [];
+    try {
+      await demo.waitFor(/The service keeps running|DEMO FAILED|\d+ passed, \d+ failed/, 175_000);
+      // The --keep text follows the verdict only when every check passed.
+      await demo.waitFor(/The service keeps running[\s\S]*\n {2}}/, 5_000).catch(() => undefined);
+      const output = demo.output();
+      expect(output).toContain('PASS  incident found: INC-');
+      expect(output).toMatch(/PASS {2}cause named: feature flag new_stock_check enabled/);
+      expect(output).toContain('PASS  action taken: rollback_new_stock_check');
+      expect(output).toContain('PASS  effect verified: YES');
+      expect(output).toContain('4 passed, 0 failed');
+      expect(output).toContain('The service keeps running (Ctrl-C stops it)');
+      if (!onLinux) return;
+      const watched = await signalAndWatch(demo, 'SIGINT', true);
+      tree = watched.tree;
+      expectAllStopped(tree, watched.endedAfter, demo.output());
+      expect(await demo.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      cleanUp(tree.length ? tree : processTree(demo.child.pid as number));
+    }
+  }, 180_000);
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it.skipIf(!onLinux)(
+      `${signal} to the demo process alone, while it runs, stops every process it started within 1 s`,
+      async () => {
+        const demo = startDemo(['--short']);
+        let tree: number[] = [];
+        try {
+          // The first progress line: both services run, traffic flows, an MCP client is connected.
+          await demo.waitFor(/progress: /, 20_000);
+          const watched = await signalAndWatch(demo, signal, false);
+          tree = watched.tree;
+          expectAllStopped(tree, watched.endedAfter, demo.output());
+          expect(await demo.exited).toEqual({ code: signal === 'SIGINT' ? 130 : 143, signal: null });
+        } finally {
+          cleanUp(tree.length ? tree : processTree(demo.child.pid as number));
+        }
+      },
+      30_000,
+    );
+  }
+});

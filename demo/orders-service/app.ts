@@ -155,4 +155,11 @@ const server = http.createServer(async (req, res) => {
   }
 });
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`LISTENING ${(server.address() as { port: number }).port}`));
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => server.close());
+// On a signal: stop serving and close the open connections (the traffic's keep-alive ones would
+// hold the server for up to 5 s); the process then ends as soon as svc's last export is done.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    server.close();
+    server.closeAllConnections();
+  });
+}
