@@ -2,6 +2,9 @@
 // registers the ESM loader hook (without it ESM apps get no spans and no http.route) before the
 // SDK starts and the app's modules load. svc's own modules load before the hook on purpose, so
 // they are not wrapped by it (bench/http.mjs: that costs startup time and throughput).
+// Where Node can run it (>= 22.22.3, >= 24.11.1), the hook runs in the application's thread
+// (`module.registerHooks`); otherwise on a loader thread of its own (`module.register`), which
+// costs about 17 MB of RSS (bench/frameworks.mjs, docs/analysis.md "Overhead by framework").
 // Worker threads inherit `--import`; svc runs once per process, in the main thread.
 // It never throws: if anything fails the application runs on without svc.
 import { register } from 'node:module';
@@ -10,7 +13,9 @@ import { isMainThread } from 'node:worker_threads';
 if (isMainThread) {
   try {
     const { start } = await import('./dist/start.js');
-    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+    const inThread = await import('import-in-the-middle/register-hooks.mjs');
+    if (inThread.supportsSyncHooks()) inThread.register();
+    else register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
     start();
   } catch (error) {
     process.stderr.write(`svc: the preload failed, the application runs without svc: ${error?.message ?? error}\n`);
