@@ -1,5 +1,6 @@
 /** What tool handlers read and act on: analysis, metadata, incidents, remediation, sessions. */
 import type { Engine } from '../analysis/engine.js';
+import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import type { AuditTrail } from '../incidents/audit-trail.js';
 import type { IncidentTracker } from '../incidents/incident-tracker.js';
 import type { Remediation } from '../incidents/remediation.js';
@@ -17,4 +18,6 @@ export interface ToolServices {
   readonly verifier: Verifier;
   /** `svc.mcp.max-output-bytes`: the most text (and structured content) a tool answers with. */
   readonly maxOutputBytes: number;
+  /** Browser telemetry, when svc.frontend.enabled; undefined otherwise. */
+  readonly frontend?: FrontendTelemetry;
 }
