@@ -245,7 +245,8 @@ export class FrontendTelemetry {
       const e = event.attributes;
       if (event.name === FRONTEND_EVENT.anomaly) {
         const pattern = text(e[FRONTEND_ANOMALY.pattern]);
-        if (pattern && ANOMALY_PATTERNS.has(pattern)) this.anomalies.push({ at, app, route, pattern, session });
+        // A journey drop-off names the step left, which is not the route the user went to.
+        if (pattern && ANOMALY_PATTERNS.has(pattern)) this.anomalies.push({ at, app, route: text(e[FRONTEND.route]) ?? route, pattern, session });
       } else if (event.name === FRONTEND_EVENT.journey) {
         const name = text(e[FRONTEND.journeyName]);
         if (!name) continue;

@@ -12,6 +12,10 @@ export type Attributes = Record<string, unknown>;
 
 export interface ReceivedSpan {
   name: string;
+  /** Hex ids as OTLP/JSON carries them; parentSpanId is empty for a root span. */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
   /** OTLP span kind: 1 internal, 2 server, 3 client. */
   kind: number;
   attributes: Attributes;
@@ -95,7 +99,16 @@ export class OtlpReceiver {
       const resource = decodeAttributes(rs.resource?.attributes);
       for (const ss of rs.scopeSpans ?? []) {
         for (const span of ss.spans ?? []) {
-          this.spans.push({ name: span.name, kind: span.kind, attributes: decodeAttributes(span.attributes), resource, statusCode: span.status?.code ?? 0 });
+          this.spans.push({
+            name: span.name,
+            traceId: span.traceId,
+            spanId: span.spanId,
+            parentSpanId: span.parentSpanId ?? '',
+            kind: span.kind,
+            attributes: decodeAttributes(span.attributes),
+            resource,
+            statusCode: span.status?.code ?? 0,
+          });
         }
       }
     }
