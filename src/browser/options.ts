@@ -124,7 +124,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return 'null';
+  if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return `"${value.length > 60 ? `${value.slice(0, 60)}…` : value}"`;
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
