@@ -6,125 +6,30 @@
  * exported (an OTLP receiver) and what an agent sees (get_cross_stack_context over MCP).
  * A screenshot of the page after the run is written to test-output/browser/.
  */
-import { mkdirSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRONTEND, FRONTEND_ANOMALY, FRONTEND_EVENT } from '../../src/frontend/attribute-names.js';
-import { type DecodedSpan, decodeJsonTraces } from '../../src/frontend/otlp-traces.js';
-import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
-import { OtlpReceiver } from '../support/otlp-receiver.js';
-import { type Chromium, chromiumInstalled, launchChromium } from './chromium.js';
-
-/** A server on another origin that records the headers of what it receives and allows any CORS request. */
-async function otherOrigin(): Promise<{ url: string; received: IncomingHttpHeaders[]; server: Server }> {
-  const received: IncomingHttpHeaders[] = [];
-  const server = createServer((req, res) => {
-    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET' };
-    if (req.method === 'OPTIONS') return res.writeHead(204, cors).end();
-    received.push(req.headers);
-    res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server };
-}
-
-/** Polls `check` until it returns something truthy. */
-async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await check();
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import type { DecodedSpan } from '../../src/frontend/otlp-traces.js';
+import { chromiumInstalled } from './chromium.js';
+import { spanKind as kind, type Shop, startShop, until } from './shop-harness.js';
 
 // Without Chromium a developer's run skips these; CI (which installs it) never does.
 const describeInChromium = chromiumInstalled() || process.env.CI ? describe : describe.skip;
 
 describeInChromium('the browser SDK in Chromium, linked to a backend under the preload', () => {
-  let app: FixtureApp;
-  let chromium: Chromium;
-  let page: Page;
-  let mcp: Client;
-  let third: Awaited<ReturnType<typeof otherOrigin>>;
-  let partner: Awaited<ReturnType<typeof otherOrigin>>;
-  const receiver = new OtlpReceiver();
-  let origin: string;
-  let collector: string;
-  /** Spans the page exported, decoded from the requests Chromium sent to the collector. */
-  const exported: DecodedSpan[] = [];
-  /** Request headers of the page's API calls. */
-  const apiHeaders: Record<string, string>[] = [];
-  const consoleErrors: string[] = [];
-
-  const flush = () => page.evaluate(() => (window as unknown as { svc: { forceFlush(): Promise<void> } }).svc.forceFlush());
-  /** Flushes until a span the page exported satisfies `predicate`. */
-  const exportedSpan = (what: string, predicate: (span: DecodedSpan) => boolean) =>
-    until(async () => {
-      await flush();
-      return exported.find(predicate);
-    }, what);
-  const kind = (span: DecodedSpan) => span.attributes[FRONTEND.span];
+  let shop: Shop;
+  const exportedSpan = (what: string, predicate: (span: DecodedSpan) => boolean) => shop.exportedSpan(what, predicate);
 
   beforeAll(async () => {
-    const otlp = await receiver.start();
-    third = await otherOrigin();
-    partner = await otherOrigin();
-    const [appPort, frontendPort] = [await freePort(), await freePort()];
-    origin = `http://127.0.0.1:${appPort}`;
-    collector = `http://127.0.0.1:${frontendPort}/v1/traces`;
-    app = await startFixture({
-      script: 'server.mjs',
-      cwd: join(ROOT, 'fixtures', 'browser-app'),
-      otlpEndpoint: otlp,
-      env: {
-        OTEL_SERVICE_NAME: 'shop-backend',
-        PORT: String(appPort),
-        FRONTEND_URL: collector,
-        THIRD_PARTY_URL: `${third.url}/widget`,
-        PARTNER_URL: `${partner.url}/quote`,
-        SVC_FRONTEND_PORT: String(frontendPort),
-        SVC_FRONTEND_ALLOWED_ORIGINS: origin,
-      },
-    });
-    await until(() => app.stderr().includes(`svc: browser telemetry listener at ${collector}`), 'the frontend listener');
-    const mcpUrl = await until(() => /MCP tool server listening at (\S+)/.exec(app.stderr())?.[1], 'the MCP tool server');
-    mcp = new Client({ name: 'browser-test-agent', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
-
-    chromium = await launchChromium();
-    page = await chromium.context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('request', (request) => {
-      if (request.url() === collector && request.method() === 'POST') exported.push(...decodeJsonTraces(request.postData() ?? '{}', { maxSpans: 10_000 }));
-      if (new URL(request.url()).pathname === '/api/orders') apiHeaders.push(request.headers());
-    });
+    shop = await startShop();
   }, 60_000);
 
   afterAll(async () => {
-    if (page) {
-      mkdirSync(join(ROOT, 'test-output', 'browser'), { recursive: true });
-      await page.screenshot({ path: join(ROOT, 'test-output', 'browser', 'fixture-page.png'), fullPage: true }).catch(() => undefined);
-    }
-    await mcp?.close().catch(() => undefined);
-    await chromium?.close();
-    await app?.stop();
-    await receiver.stop();
-    third?.server.close();
-    partner?.server.close();
+    await shop?.screenshot('fixture-page.png');
+    await shop?.close();
   });
 
   it('records a page load with navigation timing, the route and its metadata, in a trace of its own', async () => {
-    await page.goto(`${origin}/products`);
+    await shop.page.goto(`${shop.origin}/products`);
     const load = await exportedSpan('the documentLoad span', (s) => kind(s) === 'page_load');
     expect(load.name).toBe('documentLoad');
     expect(load.parentSpanId).toBe('');
@@ -145,12 +50,12 @@ describeInChromium('the browser SDK in Chromium, linked to a backend under the p
     });
     const started = load.events.find((e) => e.name === FRONTEND_EVENT.journey)!;
     expect(started.attributes).toMatchObject({ [FRONTEND.journeyName]: 'purchase', [FRONTEND.journeyStatus]: 'started', [FRONTEND.journeyStep]: 1 });
-    expect(consoleErrors).toEqual([]);
+    expect(shop.consoleMessages.filter((m) => m.type === 'error')).toEqual([]);
   });
 
   it('follows a navigation through the journey: a route change span and trace per navigation, progress and completion', async () => {
-    await page.click('nav >> text=Cart');
-    await page.click('nav >> text=Checkout');
+    await shop.page.click('nav >> text=Cart');
+    await shop.page.click('nav >> text=Checkout');
     const toCart = await exportedSpan('the route change to /cart', (s) => kind(s) === 'route_change' && s.attributes[FRONTEND.route] === '/cart');
     const toCheckout = await exportedSpan('the route change to /checkout', (s) => kind(s) === 'route_change' && s.attributes[FRONTEND.route] === '/checkout');
     expect(toCart.attributes[FRONTEND.previousRoute]).toBe('/products');
@@ -158,7 +63,7 @@ describeInChromium('the browser SDK in Chromium, linked to a backend under the p
     expect(toCheckout.attributes[FRONTEND.runbookUrl]).toBe('https://runbooks.example.com/checkout');
     expect(toCart.parentSpanId).toBe('');
     expect(toCheckout.parentSpanId).toBe('');
-    const load = exported.find((s) => kind(s) === 'page_load')!;
+    const load = shop.exported.find((s) => kind(s) === 'page_load')!;
     expect(new Set([load.traceId, toCart.traceId, toCheckout.traceId]).size).toBe(3);
     const journey = (span: DecodedSpan) => span.events.find((e) => e.name === FRONTEND_EVENT.journey)?.attributes;
     expect(journey(toCart)).toMatchObject({ [FRONTEND.journeyStatus]: 'progressed', [FRONTEND.journeyStep]: 2, [FRONTEND.journeySteps]: 3 });
@@ -167,9 +72,9 @@ describeInChromium('the browser SDK in Chromium, linked to a backend under the p
   });
 
   it('continues a fetch in the backend: the same trace id, and the backend span’s parent is a span the browser exported', async () => {
-    await page.click('#load-orders');
+    await shop.page.click('#load-orders');
     const call = await exportedSpan('the fetch span', (s) => kind(s) === 'api_call' && String(s.attributes['url.full']).endsWith('/api/orders'));
-    const backend = await receiver.waitFor(() => receiver.spans.find((s) => s.kind === 2 && s.traceId === call.traceId));
+    const backend = await shop.receiver.waitFor(() => shop.receiver.spans.find((s) => s.kind === 2 && s.traceId === call.traceId));
     expect(backend.attributes['svc.operation.name']).toBe('GET /api/orders');
     expect(backend.parentSpanId).toBe(call.spanId);
     const click = await exportedSpan('the click that made the call', (s) => s.spanId === call.parentSpanId);
@@ -178,30 +83,30 @@ describeInChromium('the browser SDK in Chromium, linked to a backend under the p
     expect(click.parentSpanId).toBe('');
     expect(click.attributes[FRONTEND.interactionTarget]).toBe('button#load-orders "Load orders"');
     expect(call.attributes[FRONTEND.route]).toBe('/checkout');
-    expect(apiHeaders.at(-1)!.traceparent).toBe(`00-${call.traceId}-${call.spanId}-01`);
+    expect(shop.apiRequests.filter((r) => r.path === '/api/orders').at(-1)!.headers.traceparent).toBe(`00-${call.traceId}-${call.spanId}-01`);
   });
 
   it('traces XHR calls the same way', async () => {
-    await page.click('#xhr-orders');
+    await shop.page.click('#xhr-orders');
     const call = await exportedSpan('the XHR span', (s) => kind(s) === 'api_call' && String(s.attributes['url.full']).endsWith('/api/orders?via=xhr'));
     expect(call.attributes['http.response.status_code']).toBe(200);
-    const backend = await receiver.waitFor(() => receiver.spans.find((s) => s.kind === 2 && s.traceId === call.traceId));
+    const backend = await shop.receiver.waitFor(() => shop.receiver.spans.find((s) => s.kind === 2 && s.traceId === call.traceId));
     expect(backend.parentSpanId).toBe(call.spanId);
-    expect(exported.find((s) => s.spanId === call.parentSpanId)?.name).toBe('click');
+    expect(shop.exported.find((s) => s.spanId === call.parentSpanId)?.name).toBe('click');
   });
 
   it('sends no traceparent to a third-party origin, and one to the allowed partner origin', async () => {
-    await page.click('#third-party');
-    await page.click('#partner');
-    await until(() => third.received.length > 0 && partner.received.length > 0, 'both calls to arrive');
-    expect(third.received[0]!.traceparent).toBeUndefined();
-    expect(partner.received[0]!.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    await shop.page.click('#third-party');
+    await shop.page.click('#partner');
+    await until(() => shop.third.received.length > 0 && shop.partner.received.length > 0, 'both calls to arrive');
+    expect(shop.third.received[0]!.traceparent).toBeUndefined();
+    expect(shop.partner.received[0]!.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     // Both calls are traced in the browser all the same.
-    await exportedSpan('the third-party call span', (s) => kind(s) === 'api_call' && String(s.attributes['url.full']).startsWith(third.url));
+    await exportedSpan('the third-party call span', (s) => kind(s) === 'api_call' && String(s.attributes['url.full']).startsWith(shop.third.url));
   });
 
   it('reports a burst of clicks as a rage click', async () => {
-    for (let i = 0; i < 4; i++) await page.click('#pay', { delay: 0 });
+    for (let i = 0; i < 4; i++) await shop.page.click('#pay', { delay: 0 });
     const rage = await exportedSpan('the rage click', (s) => s.events.some((e) => e.name === FRONTEND_EVENT.anomaly && e.attributes[FRONTEND_ANOMALY.pattern] === 'rage_click'));
     const event = rage.events.find((e) => e.name === FRONTEND_EVENT.anomaly)!;
     expect(event.attributes).toMatchObject({ [FRONTEND_ANOMALY.count]: 3, [FRONTEND_ANOMALY.threshold]: 3, [FRONTEND_ANOMALY.windowMs]: 2000 });
@@ -210,33 +115,32 @@ describeInChromium('the browser SDK in Chromium, linked to a backend under the p
   });
 
   it('records a JavaScript error in the trace of the click that caused it', async () => {
-    await page.click('#fail');
+    await shop.page.click('#fail');
     const error = await exportedSpan('the error span', (s) => kind(s) === 'error');
     expect(error.statusCode).toBe(2);
     expect(error.events.find((e) => e.name === 'exception')?.attributes['exception.message']).toBe('checkout widget crashed');
-    expect(exported.find((s) => s.spanId === error.parentSpanId)?.attributes[FRONTEND.interactionTarget]).toBe('button#fail "Break something"');
+    expect(shop.exported.find((s) => s.spanId === error.parentSpanId)?.attributes[FRONTEND.interactionTarget]).toBe('button#fail "Break something"');
   });
 
   it('shows the agent the frontend, the backend and their correlation in get_cross_stack_context', async () => {
     // Five page loads of /checkout, each calling the API: enough samples for P50s. A call still in
     // flight when the page unloads is not recorded, so each is exported before the next load.
-    const ordersCalls = () => exported.filter((s) => kind(s) === 'api_call' && String(s.attributes['url.full']).endsWith('/api/orders')).length;
+    const ordersCalls = () => shop.exported.filter((s) => kind(s) === 'api_call' && String(s.attributes['url.full']).endsWith('/api/orders')).length;
     for (let i = 0; i < 5; i++) {
-      await page.goto(`${origin}/checkout`);
+      await shop.page.goto(`${shop.origin}/checkout`);
       const before = ordersCalls();
-      await page.click('#load-orders');
+      await shop.page.click('#load-orders');
       await until(
         async () => {
-          await flush();
+          await shop.flush();
           return ordersCalls() > before;
         },
         `call ${i + 1} to be exported`,
       );
     }
     const call = async (): Promise<string> => {
-      await flush();
-      const result = (await mcp.callTool({ name: 'get_cross_stack_context', arguments: { operation_name: 'GET /api/orders' } })) as CallToolResult;
-      return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+      await shop.flush();
+      return shop.tool('get_cross_stack_context', { operation_name: 'GET /api/orders' });
     };
     let last = '';
     const text = await until(async () => {
@@ -246,7 +150,7 @@ describeInChromium('the browser SDK in Chromium, linked to a backend under the p
       throw new Error(`${error.message}; it said:\n${last}`);
     });
     // For the person looking at the screenshot: the page, and what the agent was told about it.
-    await page.evaluate((answer) => {
+    await shop.page.evaluate((answer) => {
       document.getElementById('log')!.textContent = `get_cross_stack_context GET /api/orders, as the agent read it:\n\n${answer}`;
     }, text);
     expect(text).toMatch(/^CROSS-STACK CONTEXT: GET \/api\/orders$/m);
