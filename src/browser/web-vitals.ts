@@ -15,12 +15,14 @@ export interface Vitals {
 type ShiftEntry = PerformanceEntry & { value: number; hadRecentInput: boolean };
 type EventEntry = PerformanceEntry & { interactionId?: number };
 
-function observe(type: string, callback: (entries: PerformanceEntry[]) => void, extra: Record<string, unknown> = {}): void {
+/** Observes `type`; false when this browser cannot, and that vital stays unknown. */
+function observe(type: string, callback: (entries: PerformanceEntry[]) => void, extra: Record<string, unknown> = {}): boolean {
   try {
-    if (!PerformanceObserver.supportedEntryTypes?.includes(type)) return;
+    if (!PerformanceObserver.supportedEntryTypes?.includes(type)) return false;
     new PerformanceObserver((list) => callback(list.getEntries())).observe({ type, buffered: true, ...extra } as PerformanceObserverInit);
+    return true;
   } catch {
-    // an entry type this browser cannot observe: that vital stays unknown
+    return false;
   }
 }
 
@@ -41,8 +43,8 @@ export class WebVitals {
     };
     addEventListener('pointerdown', finalise, { once: true, capture: true });
     addEventListener('keydown', finalise, { once: true, capture: true });
-    observe('layout-shift', (entries) => {
-      this.clsSeen = true;
+    // Where layout shifts can be observed, none is a CLS of 0.
+    this.clsSeen = observe('layout-shift', (entries) => {
       for (const entry of entries as ShiftEntry[]) {
         if (entry.hadRecentInput) continue;
         const w = this.window;

@@ -269,7 +269,7 @@ export const SCHEMA: readonly KeySpec[] = [
   {
     path: 'frontend.max-records',
     type: integerType(100, 1_000_000),
-    default: 20_000,
+    default: 10_000,
     doc: 'Page loads, API calls, anomalies and journey outcomes kept each (the last 15 minutes are read), and backend spans linked to browser traces',
   },
   { path: 'frontend.max-routes', type: integerType(1, 10_000), default: 500, doc: 'Distinct browser routes whose criticality, baselines and journey step are remembered' },

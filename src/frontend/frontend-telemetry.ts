@@ -195,7 +195,8 @@ export class FrontendTelemetry {
   private readonly journeyBaselines = new EvictingMap<string, { completionRate?: number; avgDurationS?: number }>(MAX_JOURNEYS);
   private readonly apps = new EvictingMap<string, AppInfo>(MAX_APPS);
   private readonly sessions: EvictingMap<string, number>;
-  private readonly spanTimes: RecentRecords<{ at: number }>;
+  /** Spans received per second (epoch second to count), the last WINDOW_MS of them: at most 900 entries. */
+  private readonly spansPerSecond = new Map<number, number>();
   spansReceived = 0;
   lastReceivedAt: number | undefined;
   /** Where the listener receives (for the tools' "connected" line); set when it listens. */
@@ -210,7 +211,6 @@ export class FrontendTelemetry {
     this.linksByTrace = new EvictingMap(options.maxRecords);
     this.routes = new EvictingMap(options.maxRoutes);
     this.sessions = new EvictingMap(options.maxSessions);
-    this.spanTimes = new RecentRecords(options.maxRecords);
   }
 
   /** Takes the spans of one accepted request. */
@@ -218,6 +218,9 @@ export class FrontendTelemetry {
     const at = this.options.clock.now();
     this.spansReceived += spans.length;
     if (spans.length) this.lastReceivedAt = at;
+    const second = Math.floor(at / 1000);
+    if (!this.spansPerSecond.has(second)) for (const old of this.spansPerSecond.keys()) if (old <= second - WINDOW_MS / 1000) this.spansPerSecond.delete(old);
+    this.spansPerSecond.set(second, (this.spansPerSecond.get(second) ?? 0) + spans.length);
     for (const span of spans) this.ingestSpan(span, at);
   }
 
@@ -227,7 +230,6 @@ export class FrontendTelemetry {
     const session = text(a[FRONTEND.session]) ?? '';
     const route = text(a[FRONTEND.route]) ?? '(no route)';
     if (session) this.sessions.set(session, at);
-    this.spanTimes.push({ at });
     if (text(a[FRONTEND.route])) this.noteRoute(app, route, a);
     switch (spanKindOf(span)) {
       case 'page_load': {
@@ -334,7 +336,7 @@ export class FrontendTelemetry {
     return {
       spansReceived: this.spansReceived,
       lastReceivedAt: this.lastReceivedAt,
-      spansInWindow: this.spanTimes.since(since).length,
+      spansInWindow: [...this.spansPerSecond].reduce((sum, [second, count]) => (second * 1000 >= since ? sum + count : sum), 0),
       apps: [...this.apps.values()],
       sessionsInWindow,
       sessionsCapped: this.sessions.evicted > 0,

@@ -120,4 +120,45 @@ describeInChromium('the browser SDK in Chromium: options, sampling and anomalies
     const journey = left.events.find((e) => e.name === FRONTEND_EVENT.journey)!;
     expect(journey.attributes).toMatchObject({ [FRONTEND.journeyName]: 'signup', [FRONTEND.journeyStatus]: 'abandoned', [FRONTEND.journeyStep]: 2 });
   });
+
+  it('sends Core Web Vitals measured by Chromium when the page is hidden: LCP, CLS, INP', async () => {
+    await shop.servePage(
+      '/lab/vitals',
+      `${init({})}
+       addEventListener('DOMContentLoaded', () => {
+         document.getElementById('out').textContent = 'Largest text of the page, painted first';
+         // A banner that arrives late and pushes the content down, with no input near it (CLS).
+         setTimeout(() => {
+           const banner = document.createElement('div');
+           banner.style.height = '200px';
+           banner.textContent = 'banner';
+           document.body.prepend(banner);
+           window.shifted = true;
+         }, 100);
+         // A slow interaction (INP).
+         document.getElementById('go').onclick = () => {
+           const until = performance.now() + 120;
+           while (performance.now() < until);
+         };
+       });`,
+    );
+    await shop.page.goto(`${shop.origin}/lab/vitals`);
+    await shop.page.waitForFunction(() => (window as unknown as { shifted?: boolean }).shifted);
+    await shop.page.click('#go');
+    // Headless tabs stay visible: the page is told it was hidden, as a tab switch would.
+    await shop.page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          setTimeout(() => {
+            Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+            document.dispatchEvent(new Event('visibilitychange'));
+            resolve();
+          }, 300);
+        }),
+    );
+    const vitals = await shop.exportedSpan('the web vitals', (s) => spanKind(s) === 'web_vitals' && s.attributes[FRONTEND.route] === '/lab/vitals');
+    expect(vitals.attributes[FRONTEND.lcpMs]).toBeGreaterThan(0);
+    expect(vitals.attributes[FRONTEND.inpMs]).toBeGreaterThanOrEqual(120);
+    expect(vitals.attributes[FRONTEND.cls]).toBeGreaterThan(0);
+  });
 });
