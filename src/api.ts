@@ -10,6 +10,13 @@ import { startToolServer as startServer } from './mcp/start-tool-server.js';
 import type { CustomToolDefinition, CustomToolHandler } from './mcp/tool-registry.js';
 import { runtime } from './runtime.js';
 
+export { type Agent, agent, currentRun } from './agentic/agent.js';
+export { AgentMethod, type AgentMethodOptions } from './agentic/agent-method.js';
+export type { AgentRun, CostUsage, ToolOptions } from './agentic/agent-run.js';
+export { GUARDRAIL_EVENT } from './agentic/agent-run.js';
+export type { AgentDefaults, AgentSettings } from './agentic/agent-settings.js';
+export { type Guardrail, GuardrailError } from './agentic/guardrail-error.js';
+export { BUILT_IN_MODEL_PRICES, type ModelPrice, modelPrice, setModelPrice } from './agentic/model-prices.js';
 export { type Anomaly, AnomalyDetector } from './analysis/anomaly-detector.js';
 export { type Baseline, type BaselineProvider, type BaselineSnapshot, CompositeBaselineProvider, type Confidence, DefaultBaselineProvider, StaticBaselineProvider } from './analysis/baseline.js';
 export { type ChangeEntry, type ChangeKind, ChangeTracker } from './analysis/change-tracker.js';

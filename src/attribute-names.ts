@@ -86,3 +86,63 @@ export const SEMCONV = {
   messagingSystem: 'messaging.system',
   rpcService: 'rpc.service',
 } as const;
+
+/**
+ * OpenTelemetry GenAI semantic conventions (Development status) for agents inside the app: the
+ * `invoke_agent` and `execute_tool` spans of semantic conventions v1.41.0
+ * (docs/gen-ai/gen-ai-agent-spans.md), the names of `@opentelemetry/semantic-conventions`
+ * 1.45.0's incubating constants (test/agentic/semconv-names.test.ts compares them).
+ */
+export const GEN_AI = {
+  operationName: 'gen_ai.operation.name',
+  agentName: 'gen_ai.agent.name',
+  agentId: 'gen_ai.agent.id',
+  agentVersion: 'gen_ai.agent.version',
+  toolName: 'gen_ai.tool.name',
+  toolCallId: 'gen_ai.tool.call.id',
+  toolType: 'gen_ai.tool.type',
+  usageInputTokens: 'gen_ai.usage.input_tokens',
+  usageOutputTokens: 'gen_ai.usage.output_tokens',
+} as const;
+
+/** Values of `gen_ai.operation.name`. */
+export const GEN_AI_OPERATION = {
+  invokeAgent: 'invoke_agent',
+  executeTool: 'execute_tool',
+  runGuardrail: 'run_guardrail',
+} as const;
+
+/**
+ * The guardrail attributes of the GenAI conventions' development draft
+ * (open-telemetry/semantic-conventions-genai, docs/gen-ai/gen-ai-security.md, `run_guardrail`
+ * span): not in any released version yet, so svc writes them only on its `run_guardrail` span of a
+ * stopped step, beside its own `svc.agent.guardrail.*` (docs/agentic.md).
+ */
+export const GEN_AI_GUARDRAIL = {
+  componentName: 'gen_ai.guardrail.component.name',
+  targetType: 'gen_ai.guardrail.target.type',
+  targetSubtype: 'gen_ai.guardrail.target.subtype',
+  targetId: 'gen_ai.guardrail.target.id',
+  verdictType: 'gen_ai.guardrail.verdict.type',
+  verdictReason: 'gen_ai.guardrail.verdict.reason',
+  actionType: 'gen_ai.guardrail.action.type',
+  policyId: 'gen_ai.guardrail.security.policy.id',
+} as const;
+
+/** svc's own agent attributes, where the GenAI conventions have none. */
+export const AGENT = {
+  type: 'svc.agent.type',
+  framework: 'svc.agent.framework',
+  maxSteps: 'svc.agent.max_steps',
+  loopThreshold: 'svc.agent.loop_threshold',
+  costBudgetUsd: 'svc.agent.cost_budget_usd',
+  steps: 'svc.agent.steps',
+  costUsd: 'svc.agent.cost_usd',
+  stepNumber: 'svc.agent.step.number',
+  stepDescription: 'svc.agent.step.description',
+  guardrailName: 'svc.agent.guardrail.name',
+  guardrailLimit: 'svc.agent.guardrail.limit',
+  guardrailObserved: 'svc.agent.guardrail.observed',
+} as const;
+
+export const ERROR_TYPE = 'error.type';

@@ -2,6 +2,7 @@
  * The running instance of svc in this process, under a global symbol so that every copy of the
  * package (preload, ESM and CommonJS imports of the API) sees the same one.
  */
+import { AgentActivity } from './agentic/agent-activity.js';
 import type { Engine } from './analysis/engine.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
 import type { FrontendListener } from './frontend/frontend-listener.js';
@@ -29,11 +30,26 @@ export interface Runtime {
   frontendListener?: FrontendListener;
   /** Ports svc itself serves (the tool server): their requests are not traced as the app's. */
   readonly ownPorts: Set<number>;
+  /** What agents inside the app did (invocations, trips, cost), for the tools; replaceable by tests. */
+  agents: AgentActivity;
 }
 
 const KEY = Symbol.for('svc.runtime');
 
 export function runtime(): Runtime {
   const holder = globalThis as { [KEY]?: Runtime };
-  return (holder[KEY] ??= { active: false, engine: undefined, tools: new ToolRegistry(), remediation: undefined, pendingActions: [], toolServer: undefined, context: undefined, ownPorts: new Set() });
+  const state = (holder[KEY] ??= {
+    active: false,
+    engine: undefined,
+    tools: new ToolRegistry(),
+    remediation: undefined,
+    pendingActions: [],
+    toolServer: undefined,
+    context: undefined,
+    ownPorts: new Set(),
+    agents: new AgentActivity(),
+  });
+  // A runtime created by an older copy of the package has no agent activity yet.
+  state.agents ??= new AgentActivity();
+  return state;
 }

@@ -13,13 +13,14 @@ import type { EmitEvent } from './analysis/emit-event.js';
 import { Engine as AnalysisEngine, type EngineOptions as AnalysisEngineOptions } from './analysis/engine.js';
 import { PatternMatcher } from './analysis/pattern-matcher.js';
 import { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
-import type { SloDefinition, SloType } from './analysis/slo-tracker.js';
+import type { SloDefinition } from './analysis/slo-tracker.js';
+import { formatProblem } from './config/config-source.js';
 import { ResolvedConfig } from './config/resolved-config.js';
+import { sloConfiguration } from './config/slo-config.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import type { OperationCatalog, OperationMetadata } from './metadata/operation-catalog.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
 import { TopologyRegistry } from './metadata/topology-registry.js';
-import { canonicalOperationName } from './operation-name.js';
 import { SvcSpanProcessor } from './telemetry/span-processor.js';
 
 export interface EngineOptions extends AnalysisEngineOptions {
@@ -68,7 +69,17 @@ export class Engine extends AnalysisEngine {
    * `svc.patterns.*`, `svc.dependency-health.*`, `svc.slos.*`, `svc.limits.*`) and the service's
    * metadata (static baselines from operations' expected latencies, dependency criticality).
    */
-  static fromConfig(config: ResolvedConfig, metadata: ServiceMetadata, options: { clock?: Clock; emit?: EmitEvent; report?: (message: string) => void } = {}): Engine {
+  static fromConfig(
+    config: ResolvedConfig,
+    metadata: ServiceMetadata,
+    options: {
+      clock?: Clock;
+      emit?: EmitEvent;
+      report?: (message: string) => void;
+      /** The SLOs to track, as start-up's checks found them (src/config/startup-checks.ts); else read and reported here. */
+      slos?: readonly SloDefinition[];
+    } = {},
+  ): Engine {
     const clock = new SpanClock(options.clock ?? systemClock);
     const changes = new ChangeTracker(clock, config.get('limits.max-changes'));
     const emit = recordingStateChanges(options.emit ?? (() => {}), changes);
@@ -142,7 +153,13 @@ export class Engine extends AnalysisEngine {
       criticalityOf: (name) => metadata.topology().registry.dependency(name)?.criticality,
       onOverflow: (what, capacity) => report(`more than ${capacity} ${what} tracked; further ones are counted as overflow`),
     });
-    for (const definition of sloDefinitions(config, metadata.operations, report)) {
+    let slos = options.slos;
+    if (!slos) {
+      const read = sloConfiguration(config, metadata.operations);
+      for (const problem of read.problems) report(formatProblem(problem));
+      slos = read.definitions;
+    }
+    for (const definition of slos) {
       try {
         engine.sloTracker.register(definition);
       } catch (error) {
@@ -181,27 +198,4 @@ export class CatalogBaselineProvider implements BaselineProvider {
     }
     return baseline ?? undefined;
   }
-}
-
-function sloDefinitions(config: ResolvedConfig, operations: OperationCatalog, report: (message: string) => void): SloDefinition[] {
-  return config.names('slos').flatMap((name) => {
-    const operationName = canonicalOperationName(config.member<string>('slos', name, 'operation-name')!.value);
-    const type = config.memberOrDefault<SloType>('slos', name, 'type');
-    const latencyThresholdMs = config.member<number>('slos', name, 'latency-threshold')?.value ?? (type === 'LATENCY_P99' ? operations.resolve(operationName).expectedLatencyP99Ms : undefined);
-    if (type === 'LATENCY_P99' && latencyThresholdMs === undefined) {
-      report(`SLO ${name}: LATENCY_P99 needs svc.slos.${name}.latency-threshold or an expected-latency-p99 on ${operationName}; SLO ignored`);
-      return [];
-    }
-    return [
-      {
-        name,
-        operationName,
-        type,
-        target: config.member<number>('slos', name, 'target')!.value,
-        latencyThresholdMs,
-        windowMs: config.memberOrDefault<number>('slos', name, 'window'),
-        minEvents: config.memberOrDefault<number>('slos', name, 'min-events'),
-      },
-    ];
-  });
 }

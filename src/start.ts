@@ -12,6 +12,7 @@ import { systemClock } from './analysis/clock.js';
 import { type ConfigProblem, formatProblem } from './config/config-source.js';
 import { type LoadConfigOptions, loadConfig } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
+import { startupChecks } from './config/startup-checks.js';
 import { frontendTelemetry, startFrontendListener } from './frontend/start-frontend.js';
 import { startToolServer } from './mcp/start-tool-server.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
@@ -124,10 +125,18 @@ function startOrThrow(options: StartOptions): Svc {
     }
   };
 
+  // The checks between keys, the very ones `svc check` runs: SLOs, the tool server's credentials and bind address.
+  const checks = startupChecks(config, metadata.operations);
+  for (const problem of checks.problems) printProblem(problem);
+
   const events = new EventLog();
   // Reports name configured SLOs, operations and token entries: printed like config problems.
   const engine = enabled
-    ? Engine.fromConfig(config, metadata, { emit: (name, severity, body) => events.emit(name, severity, body), report: (message) => process.stderr.write(`svc: ${printable(message, 1200)}\n`) })
+    ? Engine.fromConfig(config, metadata, {
+        emit: (name, severity, body) => events.emit(name, severity, body),
+        report: (message) => process.stderr.write(`svc: ${printable(message, 1200)}\n`),
+        slos: checks.slos,
+      })
     : undefined;
   // Browser telemetry: its processor runs after svc's, which names the operation it links to.
   const frontend = engine && config.get<boolean>('frontend.enabled') ? frontendTelemetry(config, systemClock) : undefined;
@@ -149,7 +158,8 @@ function startOrThrow(options: StartOptions): Svc {
   const removeHooks = installShutdownHooks(telemetry, { timeoutMs: shutdownTimeoutMs, onEnd: () => loss.reportAtEnd() });
 
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
-  if (engine && config.get<boolean>('mcp.enabled')) {
+  // A refused tool server was reported above, with why, by startupChecks.
+  if (engine && config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
     startToolServer(config, engine, metadata).catch((error: unknown) => {
       process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
     });

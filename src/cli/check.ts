@@ -1,29 +1,43 @@
 /**
- * `svc check [--config FILE] [-Dsvc.key=value ...]`: validates the configuration the preload would
- * see here (properties, `SVC_*` env, the file), prints every effective value with its source and
- * the most memory agents can make svc hold with it (agent-state-ceiling.ts).
- * Returns 1 when there are errors (for the user's own CI), 2 for a usage error, else 0.
+ * `svc check [--all] [--config FILE] [-Dsvc.key=value ...]`: validates the configuration the
+ * preload would see here (properties, `SVC_*` env, the file) with the very checks start-up runs
+ * (load-config.ts, then startup-checks.ts), prints the values that differ from the defaults
+ * (every value with `--all`) in the syntax the file accepts, with their sources, and the most
+ * memory agents can make svc hold with it (agent-state-ceiling.ts).
+ *
+ * Exits 1 when there are errors (what start-up would ignore or refuse: an invalid value, an
+ * unknown key, an unknown role, a tool server it would not start), 2 on a usage error, else 0;
+ * warnings alone exit 0 but the last line says how many there are.
  */
+
+import { specOf } from '../config/config-key.js';
+import type { ConfigProblem } from '../config/config-source.js';
 import { formatProblem } from '../config/config-source.js';
 import { loadConfig } from '../config/load-config.js';
-import { isSecretPath } from '../config/schema.js';
+import { isSecretPath, type KeySpec } from '../config/schema.js';
+import { startupChecks } from '../config/startup-checks.js';
 import { agentStateCeiling, ceilingLimitsFromConfig } from '../mcp/agent-state-ceiling.js';
 import { formatBytes } from '../memory-size.js';
+import { OperationCatalog } from '../metadata/operation-catalog.js';
 import { printable, printableValue } from '../printable.js';
 
-export const USAGE = `usage: svc check [--config FILE] [-Dsvc.<key>=<value> ...]
+export const USAGE = `usage: svc check [--all] [--config FILE] [-Dsvc.<key>=<value> ...]
+       svc --version
 
-  Validates svc configuration and prints each effective value with its source.
-  Exits 1 when the configuration has errors, 0 otherwise.`;
+  svc check validates the svc configuration the preload would read here (the file, SVC_*
+  variables, -Dsvc.* arguments) with the checks start-up runs, and prints the values that
+  differ from the defaults with their sources (--all: every value, and the memory breakdown).
+  Exits 1 when the configuration has errors, 2 on a usage error, 0 otherwise.`;
 
-/** Printed values are cut and escaped like values in messages; anything under mcp.tokens is hidden (a raw token may have been pasted there). */
-function formatValue(key: string, value: unknown): string {
-  if (isSecretPath(key)) return '(hidden)';
-  return Array.isArray(value) ? printable(`[${value.join(', ')}]`, 200) : printableValue(value);
+/** A printed value as the file accepts it (`30s`, `[READ, DIAGNOSE]`), cut and escaped; anything under mcp.tokens is hidden (a raw token may have been pasted there). */
+function formatValue(spec: KeySpec, value: unknown): string {
+  if (isSecretPath(spec.path)) return '(hidden)';
+  return printable(spec.type.format(value), 300);
 }
 
 export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, out: (line: string) => void): number {
   let configFile: string | undefined;
+  let all = false;
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -34,7 +48,11 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
         return 2;
       }
     } else if (arg.startsWith('--config=')) configFile = arg.slice('--config='.length);
-    else if (arg.startsWith('-Dsvc.')) rest.push(arg);
+    else if (arg === '--all') all = true;
+    else if (arg === '--help' || arg === '-h') {
+      out(USAGE);
+      return 0;
+    } else if (arg.startsWith('-Dsvc.')) rest.push(arg);
     else {
       out(`svc check: unknown argument ${printableValue(arg)}\n${USAGE}`);
       return 2;
@@ -42,16 +60,38 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   }
   const { config, configFile: used } = loadConfig({ args: rest, env, cwd, configFile });
   out(`config file: ${printable(used, 300)}`);
-  for (const problem of config.problems) out(formatProblem(problem));
-  out('effective configuration:');
-  const entries = [...config.entries()].sort((a, b) => a.key.localeCompare(b.key)).map((e) => ({ ...e, shown: printable(`svc.${e.key}`, 300) }));
-  const width = Math.min(60, Math.max(...entries.map((e) => e.shown.length))) + 4;
-  for (const entry of entries) out(`  ${entry.shown.padEnd(width)} ${formatValue(entry.key, entry.value)}  (${printable(entry.source.where, 300)})`);
+
+  // The operation catalog start-up uses, without decorators: the CLI cannot see them.
+  const problems: ConfigProblem[] = [...config.problems];
+  const catalog = new OperationCatalog(config, { observable: undefined, dependencies: [], consumers: [], operations: new Map(), operationOfSpan: new WeakMap(), version: 0 }, (problem) =>
+    problems.push(problem),
+  );
+  const checks = startupChecks(config, catalog);
+  problems.push(...checks.problems);
+  for (const problem of problems) out(formatProblem(problem));
+  if (checks.skipped) out(`note: ${checks.skipped}`);
+
+  const sorted = [...config.entries()].sort((a, b) => a.key.localeCompare(b.key));
+  const shownEntries = all ? sorted : sorted.filter((e) => e.source.kind !== 'default');
+  const defaults = sorted.length - sorted.filter((e) => e.source.kind !== 'default').length;
+  if (all) out('effective configuration, every value:');
+  else if (shownEntries.length) out(defaults ? `configured values (${defaults} other keys have their defaults; svc check --all lists them):` : 'configured values (every key):');
+  else out(`configured values: none, every key has its default (svc check --all lists them)`);
+  const entries = shownEntries.map((e) => ({ ...e, shown: printable(`svc.${e.key}`, 300) }));
+  const width = Math.min(60, Math.max(0, ...entries.map((e) => e.shown.length))) + 4;
+  for (const entry of entries) out(`  ${entry.shown.padEnd(width)} ${formatValue(specOf(config.segmentsOf(entry.key)), entry.value)}  (${printable(entry.source.where, 300)})`);
+
   const ceiling = agentStateCeiling(ceilingLimitsFromConfig(config));
-  out(`memory agents can make svc hold, at most: ${formatBytes(ceiling.totalBytes)}`);
-  const nameWidth = Math.max(...ceiling.parts.map((p) => p.name.length)) + 2;
-  for (const part of ceiling.parts) out(`  ${part.name.padEnd(nameWidth)}${formatBytes(part.bytes).padStart(10)}  ${part.rule}`);
-  const errors = config.errors().length;
-  out(errors ? `${errors} error(s)` : 'configuration is valid');
+  out(`memory agents can make svc hold, at most: ${formatBytes(ceiling.totalBytes)}${all ? '' : ' (svc check --all breaks it down)'}`);
+  if (all) {
+    const nameWidth = Math.max(...ceiling.parts.map((p) => p.name.length)) + 2;
+    for (const part of ceiling.parts) out(`  ${part.name.padEnd(nameWidth)}${formatBytes(part.bytes).padStart(10)}  ${part.rule}`);
+  }
+
+  const errors = problems.filter((p) => p.level === 'error').length;
+  const warnings = problems.length - errors;
+  const warned = warnings ? `, ${warnings} warning(s)` : '';
+  if (errors) out(`${errors} error(s)${warned}: start-up would ignore or refuse what they name`);
+  else out(warnings ? `no errors, ${warnings} warning(s): read them above` : 'configuration is valid');
   return errors ? 1 : 0;
 }

@@ -27,14 +27,21 @@ export interface ConfigProblem {
   readonly key: string;
   readonly where: string;
   readonly message: string;
+  /** Lines printed under the problem's line, indented: the offending YAML line, a caret, the fix. */
+  readonly detail?: readonly string[];
 }
 
 /** Bounds of a printed problem's parts; values inside the message are already cut to VALUE_CHARS. */
 const KEY_CHARS = 300;
 const WHERE_CHARS = 300;
 const MESSAGE_CHARS = 1200;
+const DETAIL_CHARS = 400;
 
-/** One line, safe for a terminal: control characters escaped, each part cut to a bound. */
+/**
+ * One line, safe for a terminal: control characters escaped, each part cut to a bound; a problem
+ * with detail (a YAML syntax error) adds its indented lines, each cut too.
+ */
 export function formatProblem(problem: ConfigProblem): string {
-  return `svc config ${problem.level}: ${printable(problem.key, KEY_CHARS)} (${printable(problem.where, WHERE_CHARS)}): ${printable(problem.message, MESSAGE_CHARS)}`;
+  const line = `svc config ${problem.level}: ${printable(problem.key, KEY_CHARS)} (${printable(problem.where, WHERE_CHARS)}): ${printable(problem.message, MESSAGE_CHARS)}`;
+  return problem.detail?.length ? [line, ...problem.detail.map((d) => printable(d, DETAIL_CHARS))].join('\n') : line;
 }

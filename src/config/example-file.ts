@@ -70,7 +70,8 @@ export function renderExampleConfig(): string {
     '# svc.yml: every configuration key of @svc/register, generated from src/config/schema.ts.',
     '# Precedence, highest first: -Dsvc.<key>=<value> arguments, SVC_<KEY> env, this file, decorators, profiles, defaults.',
     '# The file is ./svc.yml unless -Dsvc.config.file or SVC_CONFIG_FILE names another.',
-    '# Durations take ms, s or m. Operation names are plain keys: no brackets or quotes needed.',
+    '# Durations take ms, s or m. Operation names are keys: quote them when they hold { } [ ] , (as below),',
+    '# so they survive being pasted into a flow mapping { ... }. `npx svc check` validates the file as start-up does.',
     'svc:',
   ];
   const lines: Line[] = SCHEMA.filter((s) => s.path !== 'config.file').map((spec) => ({ path: yamlPath(spec), spec }));
@@ -90,7 +91,8 @@ export function renderExampleConfig(): string {
         const prefix = first ? `${'  '.repeat(depth + 1)}- ` : indent;
         out.push(`${prefix}${name}: ${yamlValue(value)}`);
       } else {
-        out.push(`${indent}${/^[[\]{}#&*!|>'"%@`-]|: | #/.test(name) ? JSON.stringify(name) : name}:`);
+        // Names with { } [ ] , are quoted: plain, they work in block style but break when pasted into a flow mapping.
+        out.push(`${indent}${/^[#&*!|>'"%@`-]|[[\]{},]|: | #/.test(name) ? JSON.stringify(name) : name}:`);
       }
     }
     previous = path;

@@ -5,8 +5,9 @@
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
-import { SchemaCursor, type Segment, UnknownKeyError } from './config-key.js';
+import { formatKey, SchemaCursor, type Segment, UnknownKeyError } from './config-key.js';
 import type { ConfigProblem, RawEntry } from './config-source.js';
+import { describeYamlError } from './yaml-error.js';
 
 /**
  * Largest config file read. The YAML parser takes 1 to 4 microseconds per character on hostile
@@ -18,7 +19,21 @@ export const MAX_FILE_BYTES = 256 * 1024;
 export interface FileRead {
   readonly entries: RawEntry[];
   readonly problems: ConfigProblem[];
+  /**
+   * The file exists (or was named) but nothing of it can be used: unreadable, refused, invalid
+   * YAML, not a mapping. svc then turns itself off rather than run on settings nobody chose
+   * (load-config.ts; docs/configuration.md "Bad configuration").
+   */
+  readonly unusable?: boolean;
 }
+
+/** The entry that turns svc off when the file is unusable; it beats every source. */
+export function svcOffEntry(shown: string): RawEntry {
+  return { segments: ['enabled'], raw: false, source: { kind: 'file', where: `${shown} not read: svc is off` } };
+}
+
+/** What an unusable file means, at the end of its one error. */
+export const SVC_OFF = 'the file is not read, so svc is off for this process (svc.enabled=false: no analysis, no MCP tool server; the application and its OpenTelemetry export run on)';
 
 /**
  * Reads `path`. A missing file is an error only when the path was configured explicitly;
@@ -31,10 +46,10 @@ export function readConfigFile(path: string, explicit: boolean, cwd: string): Fi
   try {
     text = readBounded(path);
   } catch (error) {
-    if (error instanceof FileRefused) return { entries: [], problems: [{ level: 'error', key: 'svc.config.file', where: shown, message: `${error.message}; file ignored` }] };
+    if (error instanceof FileRefused) return { entries: [], problems: [{ level: 'error', key: 'svc.config.file', where: shown, message: `${error.message}; ${SVC_OFF}` }], unusable: true };
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !explicit) return { entries: [], problems: [] };
-    return { entries: [], problems: [{ level: 'error', key: 'svc.config.file', where: shown, message: `cannot read the config file (${code ?? String(error)})` }] };
+    return { entries: [], problems: [{ level: 'error', key: 'svc.config.file', where: shown, message: `cannot read the config file (${code ?? String(error)}); ${SVC_OFF}` }], unusable: true };
   }
   return parseConfigText(text, shown);
 }
@@ -58,16 +73,6 @@ function readBounded(path: string): string {
   }
 }
 
-/**
- * The parser's message, unless it quotes the file (`Unresolved plain scalar "<a pasted token>"`):
- * then only its code, so nothing under mcp.tokens can reach stderr through a syntax error.
- */
-function sourceFreeMessage(message: string, code: string, text: string): string {
-  const first = message.split('\n')[0]!;
-  const quotes = (first.match(/[\w+/=.~-]{6,}/g) ?? []).some((run) => text.includes(run));
-  return quotes ? code.toLowerCase().replace(/_/g, ' ') : first;
-}
-
 export function parseConfigText(text: string, shown: string): FileRead {
   const entries: RawEntry[] = [];
   const problems: ConfigProblem[] = [];
@@ -77,19 +82,20 @@ export function parseConfigText(text: string, shown: string): FileRead {
   const where = (node: Node | null | undefined): string => (node?.range ? `${shown}:${lineCounter.linePos(node.range[0]).line}` : shown);
 
   if (doc.errors.length > 0) {
-    const first = doc.errors[0]!;
-    const { line, col } = lineCounter.linePos(first.pos[0]);
-    problems.push({ level: 'error', key: 'svc.config.file', where: `${shown}:${line}`, message: `invalid YAML, file ignored: ${sourceFreeMessage(first.message, first.code, text)} (column ${col})` });
-    return { entries, problems };
+    const report = describeYamlError(text, doc.errors, lineCounter);
+    problems.push({ level: 'error', key: 'svc.config.file', where: `${shown}:${report.line}:${report.col}`, message: `${report.message}; ${SVC_OFF}`, detail: report.detail });
+    return { entries, problems, unusable: true };
   }
 
   let root: unknown = doc.contents;
   if (root === null || (isScalar(root) && root.value === null)) return { entries, problems };
   if (!isMap(root)) {
-    problems.push({ level: 'error', key: 'svc.config.file', where: where(root as Node), message: 'the file must hold a mapping of svc keys, file ignored' });
-    return { entries, problems };
+    problems.push({ level: 'error', key: 'svc.config.file', where: where(root as Node), message: `the file must hold a mapping of svc keys (key: value lines); ${SVC_OFF}` });
+    return { entries, problems, unusable: true };
   }
-  const svc = root.items.length === 1 && isScalar(root.items[0]!.key) && root.items[0]!.key.value === 'svc' ? root.items[0]!.value : undefined;
+  const isAnchorKey = (key: unknown): boolean => isScalar(key) && String(key.value).startsWith('x-');
+  const own = root.items.filter((pair) => !isAnchorKey(pair.key));
+  const svc = own.length === 1 && isScalar(own[0]!.key) && own[0]!.key.value === 'svc' ? own[0]!.value : undefined;
   if (svc !== undefined) root = svc;
 
   const walk = (given: unknown, cursor: SchemaCursor, segments: Segment[]): void => {
@@ -100,13 +106,13 @@ export function parseConfigText(text: string, shown: string): FileRead {
         raw = isSeq(node) ? node.toJSON() : isScalar(node) ? node.value : (node as Node | null)?.toJSON?.();
       } catch (error) {
         // toJSON refuses alias expansions beyond yaml's maxAliasCount (an alias bomb).
-        problems.push({ level: 'error', key: `svc.${segments.map(String).join('.')}`, where: where(node as Node), message: `the value cannot be read (${(error as Error).message}); ignored` });
+        problems.push({ level: 'error', key: `svc.${formatKey(segments)}`, where: where(node as Node), message: `the value cannot be read (${(error as Error).message}); ignored` });
         return;
       }
       entries.push({ segments, raw, source: { kind: 'file', where: where(node as Node) } });
       return;
     }
-    const display = `svc.${segments.map(String).join('.')}`;
+    const display = `svc.${formatKey(segments)}`;
     if (cursor.isList) {
       if (!isSeq(node)) {
         problems.push({ level: 'error', key: display, where: where(node as Node), message: 'expected a list, ignored' });
@@ -123,17 +129,19 @@ export function parseConfigText(text: string, shown: string): FileRead {
     for (const pair of node.items) {
       if (!isScalar(pair.key)) {
         // A mapping or list as a key (`? [a]`) names nothing here; printing one is exponential when they nest.
-        problems.push({ level: 'warning', key: segments.length ? display : 'svc.config.file', where: where(pair.key as Node), message: 'a key that is a mapping or a list; ignored' });
+        problems.push({ level: 'error', key: segments.length ? display : 'svc.config.file', where: where(pair.key as Node), message: 'a key that is a mapping or a list; ignored' });
         continue;
       }
       const key = String(pair.key.value);
+      // Top-level `x-` keys hold YAML anchors for the rest of the file (as in docker compose): not svc keys, not mistakes.
+      if (segments.length === 0 && key.startsWith('x-')) continue;
       let next: SchemaCursor;
       try {
         next = cursor.child(key);
       } catch (error) {
         if (!(error instanceof UnknownKeyError)) throw error;
-        const keyDisplay = segments.length ? `${display}.${key}` : `svc.${key}`;
-        problems.push({ level: 'warning', key: keyDisplay, where: where(pair.key as Node), message: `${error.message}; ignored` });
+        const keyDisplay = `svc.${formatKey([...segments, key])}`;
+        problems.push({ level: 'error', key: keyDisplay, where: where(pair.key as Node), message: `${error.message}; ignored` });
         continue;
       }
       walk(pair.value, next, [...segments, key]);

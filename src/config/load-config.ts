@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { parsePropertyKey, UnknownKeyError } from './config-key.js';
 import type { ConfigProblem, RawEntry } from './config-source.js';
 import { readEnv } from './env-source.js';
-import { readConfigFile } from './file-source.js';
+import { readConfigFile, svcOffEntry } from './file-source.js';
 import { readProperties } from './properties-source.js';
 import { ResolvedConfig } from './resolved-config.js';
 import { keySpec } from './schema.js';
@@ -53,8 +53,11 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const named = options.configFile ?? configFileFrom(properties.find((e) => e.segments.join('.') === 'config.file')?.raw ?? env.SVC_CONFIG_FILE);
   const configFile = named ? (isAbsolute(named) ? named : resolve(cwd, named)) : resolve(cwd, 'svc.yml');
   const fromFile = readConfigFile(configFile, named !== undefined, cwd);
+  // A file svc was pointed at but cannot use turns svc off, whatever else sets svc.enabled: running
+  // on settings nobody chose could start the tool server a file had switched off.
+  const off = fromFile.unusable ? [svcOffEntry(fromFile.problems[0]?.where.replace(/(:\d+)+$/, '') ?? configFile)] : [];
 
-  const config = new ResolvedConfig([properties, fromEnv.entries, fromFile.entries], [...fromArgs.problems, ...problems, ...fromEnv.problems, ...fromFile.problems]);
+  const config = new ResolvedConfig([off, properties, fromEnv.entries, fromFile.entries], [...fromArgs.problems, ...problems, ...fromEnv.problems, ...fromFile.problems]);
   return { config, consumedArgs: fromArgs.consumed, configFile };
 }
 

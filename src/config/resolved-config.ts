@@ -67,7 +67,7 @@ export class ResolvedConfig {
       spec = specOf(entry.segments);
     } catch (error) {
       if (!(error instanceof UnknownKeyError)) throw error;
-      this.problems.push({ level: 'warning', key: `svc.${formatKey(entry.segments)}`, where: entry.source.where, message: `${error.message}; ignored` });
+      this.problems.push({ level: 'error', key: `svc.${formatKey(entry.segments)}`, where: entry.source.where, message: `${error.message}; ignored` });
       return;
     }
     const long = entry.segments.find((s): s is string => typeof s === 'string' && s.length > TEXT_CHARS);
@@ -153,8 +153,9 @@ export class ResolvedConfig {
     }
   }
 
-  private segmentsOf(key: string): readonly Segment[] {
-    return this.segmentsByKey.get(key) ?? [];
+  /** The segments of a key a source gave, or of a scalar key's path (`telemetry.shutdown-timeout`). */
+  segmentsOf(key: string): readonly Segment[] {
+    return this.segmentsByKey.get(key) ?? key.split('.');
   }
 
   /** The value of a key without `*` or `[]` (its default when no source gives it). */

@@ -15,6 +15,7 @@ import {
   fractionType,
   integerType,
   numberType,
+  openFractionType,
   sha256Type,
   stringListType,
   stringType,
@@ -184,7 +185,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'deployment.strategy', type: stringType, default: '', doc: 'Deployment strategy (rolling, blue_green, canary, ...)' },
 
   { path: 'slos.*.operation-name', type: stringType, required: true, doc: 'Operation the SLO is measured on' },
-  { path: 'slos.*.target', type: fractionType(), required: true, doc: 'Target as a fraction (99.9% is 0.999)' },
+  { path: 'slos.*.target', type: openFractionType(), required: true, doc: 'Target as a fraction (99.9% is 0.999)' },
   { path: 'slos.*.type', type: enumType(['AVAILABILITY', 'LATENCY_P99'] as const), default: 'AVAILABILITY', doc: 'AVAILABILITY or LATENCY_P99' },
   { path: 'slos.*.latency-threshold', type: latency, doc: "LATENCY_P99 threshold; default is the operation's expected-latency-p99" },
   { path: 'slos.*.window', type: windowType('60m', '365d'), default: '30d', doc: 'Rolling window the budget is measured over' },

@@ -5,6 +5,7 @@
  * durations have a range, strings a length, lists an item count (docs/configuration.md says why
  * each key's bound is what it is).
  */
+import { parse as parseYaml } from 'yaml';
 import { printableValue } from '../printable.js';
 
 export class ValueError extends Error {
@@ -28,6 +29,37 @@ export interface ValueType<T = unknown> {
   /** Largest accepted value (numbers; durations and windows in ms), length (strings) or item count (lists). */
   readonly max?: number;
   parse(raw: unknown): T;
+  /**
+   * The value written as the file accepts it (`30s`, `15m`, `30d`, `[READ, DIAGNOSE]`, a string
+   * quoted when YAML needs it): `parse` of its YAML reading gives the value back (`svc check`).
+   */
+  format(value: T): string;
+}
+
+/** `1e-7` -> `0.0000001`: the shortest digits that read back as `n`, without an exponent (duration syntax has none). */
+export function plainDecimal(n: number): string {
+  const text = String(n);
+  const match = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!match) return text;
+  const [, sign, whole, fraction = '', exponentText] = match as unknown as [string, string, string, string | undefined, string];
+  const digits = whole + fraction;
+  const point = whole.length + Number(exponentText);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** Characters that make a plain YAML scalar mean something else (a flow collection, a comment, an alias, a quote). */
+const YAML_SPECIAL = /[:#{}[\],&*!|>'"%@`]|^[\s?-]|\s$/;
+/** A string as a YAML scalar: plain when YAML reads it back as the same string, else double-quoted. */
+export function yamlString(text: string): string {
+  if (text === '' || YAML_SPECIAL.test(text) || text.includes('\n')) return JSON.stringify(text);
+  try {
+    // A number, a boolean, null, ~ read as something else than the string.
+    return parseYaml(text) === text ? text : JSON.stringify(text);
+  } catch {
+    return JSON.stringify(text);
+  }
 }
 
 export const booleanType: ValueType<boolean> = {
@@ -42,6 +74,7 @@ export const booleanType: ValueType<boolean> = {
     }
     throw new ValueError(raw, 'is not a boolean');
   },
+  format: String,
 };
 
 function toNumber(raw: unknown): number {
@@ -62,6 +95,7 @@ export function integerType(min: number, max: number): ValueType<number> {
       if (n < min || n > max) throw new ValueError(n, 'is out of range');
       return n;
     },
+    format: plainDecimal,
   };
 }
 
@@ -78,6 +112,7 @@ export function numberType(min: number, max: number, aboveMin = false): ValueTyp
       if (n < min || (aboveMin && n === min) || n > max) throw new ValueError(n, 'is out of range');
       return n;
     },
+    format: plainDecimal,
   };
 }
 
@@ -93,6 +128,24 @@ export function fractionType(allowUnset = false): ValueType<number> {
       if (allowUnset && toNumber(raw) === -1) return -1;
       return inner.parse(raw);
     },
+    format: plainDecimal,
+  };
+}
+
+/** A fraction strictly between 0 and 1: an SLO target (0 allows every request to fail, 1 allows none, so no budget exists). */
+export function openFractionType(): ValueType<number> {
+  return {
+    accepts: 'a fraction above 0.0 and below 1.0',
+    kind: 'number',
+    min: 0,
+    max: 1,
+    parse(raw) {
+      const n = toNumber(raw);
+      if (Number.isNaN(n)) throw new ValueError(raw, 'is not a number');
+      if (!(n > 0 && n < 1)) throw new ValueError(n, 'is out of range');
+      return n;
+    },
+    format: plainDecimal,
   };
 }
 
@@ -112,6 +165,7 @@ export function textType(maxLength: number, options: { nonEmpty?: boolean } = {}
       if (options.nonEmpty && text.trim() === '') throw new ValueError(raw, 'is empty');
       return text;
     },
+    format: yamlString,
   };
 }
 
@@ -129,11 +183,11 @@ export function parseDurationMs(text: string): number {
   return Number(match[1]) * UNIT_MS[match[2]!]!;
 }
 
-/** `600000` -> `10m`, `1500` -> `1500ms`: a bound in the largest unit that divides it. */
-function formatDuration(ms: number): string {
+/** `600000` -> `10m`, `30000` -> `30s`, `1500` -> `1500ms`: in the largest unit that divides it. */
+export function formatDuration(ms: number): string {
   if (ms > 0 && ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms > 0 && ms % 1000 === 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
+  return `${plainDecimal(ms)}ms`;
 }
 
 /**
@@ -157,6 +211,7 @@ export function durationType(max: string, options: { min?: string; positive?: bo
       if (ms < minMs || ms > maxMs) throw new ValueError(raw, 'is out of range');
       return ms;
     },
+    format: formatDuration,
   };
 }
 
@@ -182,6 +237,15 @@ export function windowType(min: string, max: string): ValueType<number> {
       if (ms < minMs || ms > maxMs) throw new ValueError(raw, 'is out of range');
       return ms;
     },
+    format(ms) {
+      // The largest unit that divides it; else the one whose decimal reads back exactly.
+      for (const unit of ['d', 'h', 'm'] as const) if (ms % LONG_UNIT_MS[unit]! === 0) return `${ms / LONG_UNIT_MS[unit]!}${unit}`;
+      for (const unit of ['m', 'h', 'd'] as const) {
+        const text = `${plainDecimal(ms / LONG_UNIT_MS[unit]!)}${unit}`;
+        if (toMs(text) === ms) return text;
+      }
+      return `${plainDecimal(ms / LONG_UNIT_MS.m!)}m`;
+    },
   };
 }
 
@@ -202,6 +266,7 @@ export function enumType<T extends string>(values: readonly T[], aliases: Record
       if (found === undefined) throw new ValueError(raw, 'is not an accepted value');
       return found;
     },
+    format: String,
   };
 }
 
@@ -221,6 +286,7 @@ export function enumListType<T extends string>(values: readonly T[]): ValueType<
       if (items === undefined) throw new ValueError(raw, 'is not a list');
       return [...new Set(items.map((i) => item.parse(i)))];
     },
+    format: (values) => `[${values.join(', ')}]`,
   };
 }
 
@@ -239,6 +305,7 @@ export function stringListType(maxItems: number): ValueType<string[]> {
       if (long !== undefined) throw new ValueError(raw, `has a name longer than ${TEXT_CHARS} characters`);
       return names;
     },
+    format: (names) => `[${names.map(yamlString).join(', ')}]`,
   };
 }
 
@@ -250,4 +317,5 @@ export const sha256Type: ValueType<string> = {
     if (typeof raw === 'string' && /^[0-9a-f]{64}$/i.test(raw.trim())) return raw.trim().toLowerCase();
     throw new ValueError(raw, 'is not a SHA-256 hex digest');
   },
+  format: String,
 };

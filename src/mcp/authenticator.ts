@@ -7,6 +7,8 @@
  * may name the agent and lower the role, never raise it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { formatKey } from '../config/config-key.js';
+import { didYouMean } from '../config/did-you-mean.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { hasControlCharacters, printable } from '../printable.js';
 import { INPUT_LIMITS, tooLong } from './input-limits.js';
@@ -24,8 +26,56 @@ interface TokenEntry {
 
 export class AuthenticationError extends Error {}
 
+/** A credential setting the tool server cannot run with: the key (with `svc.`) and what is wrong. */
+export interface CredentialProblem {
+  readonly key: string;
+  readonly message: string;
+  /** The token's agent, for a token's problem. */
+  readonly agentName?: string;
+}
+
+function unknownRole(roles: Roles, role: string, shown: string): string {
+  const suggestion = didYouMean(role, roles.names());
+  return `${shown} is not a known role; known roles: ${roles.names().join(', ')}${suggestion ? `; did you mean "${suggestion}"?` : ''}`;
+}
+
+/**
+ * Why these credentials cannot be served, if they cannot: a token's agent name too long for the
+ * names it prefixes, a role no built-in or `svc.agent-roles` entry defines. The Authenticator
+ * refuses them, and `svc check` and start-up report them (src/mcp/tool-server-config.ts).
+ * A token's role is a value under svc.mcp.tokens, so it is not printed.
+ */
+export function credentialProblems(roles: Roles, tokens: readonly { agentName: string; role: string }[], anonymousRole: string): CredentialProblem[] {
+  const problems: CredentialProblem[] = [];
+  for (const t of tokens) {
+    if (t.agentName.length > INPUT_LIMITS.tokenAgent)
+      problems.push({
+        key: `svc.${formatKey(['mcp', 'tokens', t.agentName])}`,
+        agentName: t.agentName,
+        message: `a token's agent name is ${t.agentName.length} characters long; at most ${INPUT_LIMITS.tokenAgent} are accepted`,
+      });
+    if (!roles.permissionsOf(t.role))
+      problems.push({
+        key: `svc.${formatKey(['mcp', 'tokens', t.agentName, 'role'])}`,
+        agentName: t.agentName,
+        message: unknownRole(roles, t.role, 'the role (not shown: values under svc.mcp.tokens are never printed)'),
+      });
+  }
+  if (!roles.permissionsOf(anonymousRole)) problems.push({ key: 'svc.mcp.anonymous-role', message: unknownRole(roles, anonymousRole, `"${printable(anonymousRole, 80)}"`) });
+  return problems;
+}
+
 export function sha256Hex(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** The tokens under svc.mcp.tokens (entries missing a key were dropped when the configuration was resolved). */
+export function configuredTokens(config: ResolvedConfig): { agentName: string; sha256: string; role: string }[] {
+  return config.names('mcp.tokens').map((agentName) => ({
+    agentName,
+    sha256: config.member<string>('mcp.tokens', agentName, 'sha256')!.value,
+    role: config.member<string>('mcp.tokens', agentName, 'role')!.value,
+  }));
 }
 
 export class Authenticator {
@@ -37,20 +87,12 @@ export class Authenticator {
     private readonly anonymousRole: string,
   ) {
     this.tokens = tokens.map((t) => ({ agentName: t.agentName, role: t.role, digest: Buffer.from(t.sha256, 'hex') }));
-    for (const t of this.tokens) {
-      if (t.agentName.length > INPUT_LIMITS.tokenAgent) throw new Error(`svc.mcp.tokens.${printable(t.agentName, 80)}: a token's agent name is at most ${INPUT_LIMITS.tokenAgent} characters`);
-      if (!roles.permissionsOf(t.role)) throw new Error(`svc.mcp.tokens.${t.agentName}.role: unknown role "${printable(t.role, 80)}"; known roles: ${roles.names().join(', ')}`);
-    }
-    if (!roles.permissionsOf(anonymousRole)) throw new Error(`svc.mcp.anonymous-role: unknown role "${anonymousRole}"; known roles: ${roles.names().join(', ')}`);
+    const [problem] = credentialProblems(roles, tokens, anonymousRole);
+    if (problem) throw new Error(`${printable(problem.key, 120)}: ${problem.message}`);
   }
 
   static fromConfig(config: ResolvedConfig, roles: Roles): Authenticator {
-    const tokens = config.names('mcp.tokens').map((agentName) => ({
-      agentName,
-      sha256: config.member<string>('mcp.tokens', agentName, 'sha256')!.value,
-      role: config.member<string>('mcp.tokens', agentName, 'role')!.value,
-    }));
-    return new Authenticator(roles, tokens, config.get<string>('mcp.anonymous-role'));
+    return new Authenticator(roles, configuredTokens(config), config.get<string>('mcp.anonymous-role'));
   }
 
   get hasTokens(): boolean {

@@ -18,6 +18,7 @@ import { Authenticator } from './authenticator.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
 import { Roles } from './roles.js';
 import { ToolServer, ToolServerError } from './tool-server.js';
+import { NOT_STARTED, toolServerProblems } from './tool-server-config.js';
 import type { ToolServices } from './tool-services.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -50,13 +51,13 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     maxEntries: config.get('limits.max-session-entries'),
     maxBytes: config.get('limits.max-session-bytes'),
   });
-  return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes'), frontend: runtime().frontend };
+  return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes'), agents: runtime().agents, frontend: runtime().frontend };
 }
 
 export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): Promise<ToolServer> {
-  // A token entry that did not validate must not silently open the server to anonymous callers.
-  const broken = config.problems.filter((p) => p.level === 'error' && (p.key.startsWith('svc.mcp.tokens') || p.key.startsWith('svc.mcp.anonymous-role')));
-  if (broken.length) throw new ToolServerError(`the tool server is not started: ${broken.map((p) => p.key).join(', ')} did not validate (see the config errors above)`);
+  // The same check as start-up's and svc check's: a refused setting never reaches the constructors.
+  const refused = toolServerProblems(config).filter((p) => p.level === 'error');
+  if (refused.length) throw new ToolServerError(`the tool server is not started: ${refused.map((p) => `${p.key}: ${p.message.replace(`; ${NOT_STARTED}`, '')}`).join('; ')}`);
   const state = runtime();
   const services = toolServices(config, engine, metadata);
   for (const action of state.pendingActions.splice(0)) services.remediation.registerAction(action);

@@ -72,6 +72,15 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
+/**
+ * Why the tool server refuses to bind `host`, if it does: a non-loopback address without tokens
+ * would serve tools to anyone who can reach it. Shared with `svc check` (tool-server-config.ts).
+ */
+export function unauthenticatedBind(host: string, hasTokens: boolean): string | undefined {
+  if (isLoopback(host) || hasTokens) return undefined;
+  return `${printable(host, 253)}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`;
+}
+
 const WILDCARD = new Set(['0.0.0.0', '::']);
 /** An oversized body is drained up to this multiple of the limit, then the connection is cut. */
 const DRAIN_FACTOR = 16;
@@ -99,11 +108,8 @@ export class ToolServer {
   private boundPort = 0;
 
   constructor(private readonly options: ToolServerOptions) {
-    if (!isLoopback(options.host) && !options.authenticator.hasTokens) {
-      throw new ToolServerError(
-        `svc.mcp.host is ${options.host}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`,
-      );
-    }
+    const unauthenticated = unauthenticatedBind(options.host, options.authenticator.hasTokens);
+    if (unauthenticated) throw new ToolServerError(`svc.mcp.host is ${unauthenticated}`);
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
     this.authFailures = new AuthFailureLimiter(options.now);
     this.unsubscribe = options.registry.onChange(() => {

@@ -1,4 +1,5 @@
 /** What tool handlers read and act on: analysis, metadata, incidents, remediation, sessions. */
+import type { AgentActivity } from '../agentic/agent-activity.js';
 import type { Engine } from '../analysis/engine.js';
 import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import type { AuditTrail } from '../incidents/audit-trail.js';
@@ -18,6 +19,8 @@ export interface ToolServices {
   readonly verifier: Verifier;
   /** `svc.mcp.max-output-bytes`: the most text (and structured content) a tool answers with. */
   readonly maxOutputBytes: number;
+  /** What agents inside the app did (get_service_health's AGENTS, get_incident_context's guardrail trips); absent: none. */
+  readonly agents?: AgentActivity;
   /** Browser telemetry, when svc.frontend.enabled; undefined otherwise. */
   readonly frontend?: FrontendTelemetry;
 }

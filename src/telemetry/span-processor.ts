@@ -9,6 +9,7 @@
  */
 import { type Attributes, type Context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { operationNamed } from '../agentic/operation-of-trip.js';
 import { BASELINE, OPERATION } from '../attribute-names.js';
 import type { OperationMetadata } from '../metadata/operation-catalog.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
@@ -137,6 +138,8 @@ export class SvcSpanProcessor implements SpanProcessor {
     const cached = this.cachedAttributes(operation);
     const attributes = span.name === operation.name ? cached.withoutName : cached.withName;
     if (attributes) span.setAttributes(attributes);
+    // Guardrail trips of agents that ran in this operation learn its name (nothing to do while none waits).
+    operationNamed(span, operation.name);
     this.options.analysis?.observeOperation(span, operation, durationMs(span), span.status.code === SpanStatusCode.ERROR);
   }
 

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/config/config-source.js';
+import { SVC_OFF } from '../../src/config/file-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -20,11 +21,20 @@ describe('bad configuration', () => {
     ]);
   });
 
-  it('invalid YAML: names file:line, ignores the file, keeps the defaults', () => {
+  it('invalid YAML: names file:line:column, shows the line with a caret and the fix; svc is off, not on defaults', () => {
     const config = load({ 'svc.yml': 'svc:\n  topology:\n    team: ok\n   tier: [critical\n' });
     const [problem] = config.errors();
-    expect(formatProblem(problem!)).toMatch(/^svc config error: svc\.config\.file \(svc\.yml:\d+\): invalid YAML, file ignored: /);
+    expect(formatProblem(problem!).split('\n')).toEqual([
+      `svc config error: svc.config.file (svc.yml:4:1): invalid YAML: All mapping items must start at the same column; ${SVC_OFF}`,
+      '  4 |    tier: [critical',
+      '    | ^',
+      '  fix: indent this key with the same number of spaces as the keys beside it',
+      '  (1 more YAML error(s) after this one; they often go once this one is fixed)',
+    ]);
     expect(config.resolved('topology.team')).toMatchObject({ value: '', source: { kind: 'default' } });
+    // Whatever else sets it: -D and env beat the file, but not a file that could not be read.
+    expect(config.resolved('enabled')).toMatchObject({ value: false, source: { kind: 'file', where: 'svc.yml not read: svc is off' } });
+    expect(loadConfig({ cwd: tempDir({ 'svc.yml': 'svc: [' }), args: ['-Dsvc.enabled=true'], env: {} }).config.get('enabled')).toBe(false);
   });
 
   it('a wrong type from env: names the variable and what is accepted, uses the default', () => {
@@ -67,18 +77,17 @@ describe('bad configuration', () => {
     expect(config.get('anomaly-detection.z-score-threshold')).toBe(3);
   });
 
-  it('unknown keys warn with a suggestion, in the file, in env and in -D', () => {
+  it('unknown keys are errors with a suggestion in the file and in -D; an unknown SVC_* variable (the environment is shared) is a warning', () => {
     const config = load({ 'svc.yml': 'topology:\n  teem: x\nbaselines:\n  sorce: rolling\n' }, ['-Dsvc.anomaly-detection.enabeld=true'], { SVC_TOPOLGY_TEAM: 'x' });
-    const warnings = config.problems.filter((p) => p.level === 'warning').map(formatProblem);
-    expect(warnings).toEqual(
+    expect(config.problems.map(formatProblem)).toEqual(
       expect.arrayContaining([
-        'svc config warning: svc.topology.teem (svc.yml:2): unknown key "teem"; did you mean "team"?; ignored',
-        'svc config warning: svc.baselines.sorce (svc.yml:4): unknown key "sorce"; did you mean "source"?; ignored',
+        'svc config error: svc.topology.teem (svc.yml:2): unknown key "teem"; did you mean "team"?; ignored',
+        'svc config error: svc.baselines.sorce (svc.yml:4): unknown key "sorce"; did you mean "source"?; ignored',
         'svc config warning: SVC_TOPOLGY_TEAM (environment): unknown svc variable, ignored; did you mean SVC_TOPOLOGY_TEAM?',
-        'svc config warning: svc.anomaly-detection.enabeld (-Dsvc.anomaly-detection.enabeld): unknown key "enabeld"; did you mean "enabled"?; ignored',
+        'svc config error: svc.anomaly-detection.enabeld (-Dsvc.anomaly-detection.enabeld): unknown key "enabeld"; did you mean "enabled"?; ignored',
       ]),
     );
-    expect(config.errors()).toEqual([]);
+    expect(config.problems).toHaveLength(4);
   });
 
   it('a dependency without a required field is reported and dropped whole', () => {
@@ -88,9 +97,10 @@ describe('bad configuration', () => {
     expect(config.member('dependencies', 0, 'name')?.value).toBe('ok');
   });
 
-  it('a file that is not a mapping is ignored with an error', () => {
+  it('a file that is not a mapping is ignored with an error, and svc is off', () => {
     const config = load({ 'svc.yml': '- just\n- a list\n' });
     expect(config.errors()[0]?.message).toContain('must hold a mapping');
+    expect(config.get('enabled')).toBe(false);
   });
 });
 

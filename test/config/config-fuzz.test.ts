@@ -12,6 +12,7 @@ import { FakeClock } from '../../src/analysis/clock.js';
 import { check } from '../../src/cli/check.js';
 import { formatProblem } from '../../src/config/config-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { startupChecks } from '../../src/config/startup-checks.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import { Engine } from '../../src/service-engine.js';
 import { seededRandom } from '../support/random.js';
@@ -54,13 +55,15 @@ function run(testCase: ConfigCase, cwd: string, withCheck: boolean): Outcome {
   const printed: string[] = [];
   if (withCheck) {
     const code = check(testCase.args, testCase.env, cwd, (line) => printed.push(...line.split('\n')));
-    if (code !== (config.errors().length ? 1 : 0)) failures.push(`svc check exited ${code}`);
+    const startupErrors = startupChecks(config, new ServiceMetadata(config, newRegistry()).operations).problems.filter((p) => p.level === 'error');
+    if (code !== (config.errors().length || startupErrors.length ? 1 : 0)) failures.push(`svc check exited ${code}`);
   }
 
   if (ms > MAX_CASE_MS) failures.push(`took ${Math.round(ms)} ms`);
   for (const problem of config.problems) {
     if (!/^(svc\.|SVC_)/.test(problem.key)) failures.push(`problem without a key: ${formatProblem(problem)}`);
-    printed.push(formatProblem(problem));
+    // A YAML syntax error adds lines (the offending line, a caret, the fix): each is checked.
+    printed.push(...formatProblem(problem).split('\n'));
   }
   for (const line of printed) {
     if (line.length > MAX_LINE) failures.push(`line of ${line.length} characters: ${line.slice(0, 120)}`);

@@ -83,8 +83,8 @@ describe('values seen to harm a real process', () => {
     ]);
     expect(config.member('dependencies', 2, 'name')?.value).toBe('db');
     expect(lines(config)).toEqual([
-      'svc config warning: svc.dependencies[-1].name (-Dsvc.dependencies[-1].name): "-1" is not a list index; write a whole number from 0, as in [0]; ignored',
-      'svc config warning: svc.dependencies[1e9].name (-Dsvc.dependencies[1e9].name): "1e9" is not a list index; write a whole number from 0, as in [0]; ignored',
+      'svc config error: svc.dependencies[-1].name (-Dsvc.dependencies[-1].name): "-1" is not a list index; write a whole number from 0, as in [0]; ignored',
+      'svc config error: svc.dependencies[1e9].name (-Dsvc.dependencies[1e9].name): "1e9" is not a list index; write a whole number from 0, as in [0]; ignored',
     ]);
   });
 

@@ -1,4 +1,7 @@
-/** A broken configuration never stops the host app: it reports one line per problem and runs. */
+/**
+ * A broken configuration never stops the host app: it reports each problem (a YAML syntax error
+ * with its line, caret and fix) and runs; a file svc cannot read turns svc off, not onto defaults.
+ */
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { type FixtureApp, ROOT, startFixture } from '../support/fixture-app.js';
@@ -13,7 +16,7 @@ afterEach(async () => {
   await receiver.stop();
 });
 
-it('runs with invalid YAML, a bad env value and a bad -D argument, on defaults', async () => {
+it('runs with invalid YAML, a bad env value and a bad -D argument: svc off, plain OpenTelemetry on', async () => {
   const dir = tempDir({ 'broken.yml': 'svc:\n  topology:\n    team: [unclosed\n' });
   app = await startFixture({
     script: join(ROOT, 'fixtures', 'express-esm', 'app.mjs'),
@@ -31,14 +34,16 @@ it('runs with invalid YAML, a bad env value and a bad -D argument, on defaults',
   expect(lines).toHaveLength(3);
   expect(lines).toEqual(
     expect.arrayContaining([
-      expect.stringMatching(/^svc config error: svc\.config\.file \(broken\.yml:\d+\): invalid YAML, file ignored: /),
+      expect.stringMatching(/^svc config error: svc\.config\.file \(broken\.yml:3:11\): invalid YAML: .*; the file is not read, so svc is off for this process/),
       'svc config error: svc.baselines.source (SVC_BASELINES_SOURCE): "psychic" is not an accepted value; accepted: one of static, rolling; using the default "static"',
       'svc config error: svc.mcp.port (-Dsvc.mcp.port): 99999 is out of range; accepted: an integer from 0 to 65535; using the default 7070',
     ]),
   );
+  expect(app.stderr()).toContain('  3 |     team: [unclosed\n    |           ^\n  fix: the "[" here starts a flow list that is never closed');
+  // svc is off: no tool server for settings nobody chose; the app's spans still reach the exporter.
+  expect(app.stderr()).not.toContain('MCP tool server listening');
   const span = await receiver.waitFor(() => receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === '/orders/1'));
-  // Operation named by its route in the one spelling, with default metadata: nothing else to add.
+  // svc's span processor is off: the span is the instrumentation's, with no svc.* attribute.
   expect(span.name).toBe('GET /orders/:id');
-  expect(Object.keys(span.attributes).filter((k) => k.startsWith('svc.'))).toEqual(['svc.operation.name']);
-  expect(span.attributes['svc.operation.name']).toBe('GET /orders/{id}');
+  expect(Object.keys(span.attributes).filter((k) => k.startsWith('svc.'))).toEqual([]);
 });

@@ -310,6 +310,8 @@ describe('token configuration', () => {
     const { engineHarness } = await import('../support/engine-harness.js');
     const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': 'mcp:\n  port: 0\n  tokens:\n    ops-bot: { sha256: the-raw-token, role: operator }\n' }), args: [], env: {} });
     const { engine } = engineHarness();
-    await expect(startToolServer(config, engine, new ServiceMetadata(config, newRegistry()))).rejects.toThrow(/tool server is not started: svc\.mcp\.tokens\.ops-bot\.sha256.* did not validate/);
+    await expect(startToolServer(config, engine, new ServiceMetadata(config, newRegistry()))).rejects.toThrow(
+      /tool server is not started: svc\.mcp\.tokens: svc\.mcp\.tokens\.ops-bot\.sha256.* did not validate/,
+    );
   });
 });

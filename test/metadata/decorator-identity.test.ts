@@ -8,6 +8,7 @@
  */
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT_METHOD_KEY, AgentMethod } from '../../src/agentic/agent-method.js';
 import { decoratorRegistry } from '../../src/metadata/decorator-registry.js';
 import { AgentOperation, METADATA_KEYS } from '../../src/metadata/decorators.js';
 import { runtime } from '../../src/runtime.js';
@@ -21,12 +22,15 @@ type Any = any;
 type LegacyDecorator = (target: object, key: string | symbol, descriptor?: PropertyDescriptor) => Any;
 type StandardDecorator = (value: Any, context: Any) => Any;
 
-/** Every svc decorator that applies to methods. */
-const SVC_METHOD_DECORATORS: Record<string, () => Any> = {
-  '@AgentOperation()': () => AgentOperation(),
-  '@AgentOperation({ name: web operation })': () => AgentOperation({ name: 'GET /identity/{id}', retryable: true }),
-  '@AgentOperation({ name: internal operation })': () => AgentOperation({ name: 'identity.internal', idempotent: true }),
+/** Every svc decorator that applies to methods, with the metadata key it writes. */
+const SVC_METHOD_DECORATORS: Record<string, readonly [() => Any, symbol]> = {
+  '@AgentOperation()': [() => AgentOperation(), METADATA_KEYS.operation],
+  '@AgentOperation({ name: web operation })': [() => AgentOperation({ name: 'GET /identity/{id}', retryable: true }), METADATA_KEYS.operation],
+  '@AgentOperation({ name: internal operation })': [() => AgentOperation({ name: 'identity.internal', idempotent: true }), METADATA_KEYS.operation],
+  '@AgentMethod()': [() => AgentMethod(), AGENT_METHOD_KEY],
+  '@AgentMethod({ name, guardrails })': [() => AgentMethod({ name: 'identity-agent', maxSteps: 5, loopThreshold: 2 }), AGENT_METHOD_KEY],
 };
+const SVC_KEYS: readonly unknown[] = [METADATA_KEYS.operation, AGENT_METHOD_KEY];
 
 const OWN_SYMBOL = Symbol('framework.own');
 const METADATA_SYMBOL = Symbol('framework.metadata');
@@ -107,7 +111,7 @@ function observe(fn: Any) {
 function observeProperty(cls: IdentityClass, key: string) {
   return {
     onPrototype: Reflect.getOwnMetadataKeys(cls.prototype, key)
-      .filter((k) => k !== METADATA_KEYS.operation)
+      .filter((k) => !SVC_KEYS.includes(k))
       .map((k) => [k, Reflect.getOwnMetadata(k, cls.prototype, key)]),
     onConstructor: Reflect.getOwnMetadataKeys(cls, key).map((k) => [k, Reflect.getOwnMetadata(k, cls, key)]),
   };
@@ -124,7 +128,7 @@ function legacyDecorate(decorators: Any[]): { cls: IdentityClass; originals: Rec
   return { cls, originals };
 }
 
-describe.each(Object.entries(SVC_METHOD_DECORATORS))('%s', (_label, svcDecorator) => {
+describe.each(Object.entries(SVC_METHOD_DECORATORS))('%s', (_label, [svcDecorator, svcKey]) => {
   describe.each(Object.entries(ORDERS))('legacy decorators, %s', (_order, order) => {
     function decorated(withSvc: boolean) {
       const seen: unknown[] = [];
@@ -140,7 +144,7 @@ describe.each(Object.entries(SVC_METHOD_DECORATORS))('%s', (_label, svcDecorator
       expect(method).not.toBe(svc.originals[key]); // the svc decorator did wrap it
       expect(observe(method)).toEqual(observe((plain.cls.prototype as Any)[key]));
       expect(observeProperty(svc.cls, key)).toEqual(observeProperty(plain.cls, key));
-      expect(Reflect.getOwnMetadata(METADATA_KEYS.operation, svc.cls.prototype, key)).toBeDefined();
+      expect(Reflect.getOwnMetadata(svcKey, svc.cls.prototype, key)).toBeDefined();
       // A decorator above saw the same method as without svc.
       expect(svc.seen).toEqual(plain.seen);
       if (key === 'rows') expect(method.prototype).toBe(svc.originals.rows.prototype);
@@ -214,7 +218,7 @@ describe.each(Object.entries(SVC_METHOD_DECORATORS))('%s', (_label, svcDecorator
       const svc = decorated(true);
       expect(observe((svc.cls.prototype as Any)[key])).toEqual(observe((plain.cls.prototype as Any)[key]));
       expect(svc.seen).toEqual(plain.seen);
-      const { [METADATA_KEYS.operation]: operations, ...others } = svc.metadata;
+      const { [svcKey]: operations, ...others } = svc.metadata;
       expect(others).toEqual(plain.metadata);
       expect((operations as { method: string }[]).map((o) => o.method)).toEqual([...METHODS]);
     });

@@ -12,15 +12,15 @@ export type Attributes = Record<string, unknown>;
 
 export interface ReceivedSpan {
   name: string;
-  /** Hex ids as OTLP/JSON carries them; parentSpanId is empty for a root span. */
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
   /** OTLP span kind: 1 internal, 2 server, 3 client. */
   kind: number;
   attributes: Attributes;
   resource: Attributes;
   statusCode: number;
+  /** Hex ids as OTLP/JSON writes them; parentSpanId is empty for a root span. */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
 }
 
 export interface ReceivedLog {
@@ -30,6 +30,9 @@ export interface ReceivedLog {
   body: unknown;
   attributes: Attributes;
   resource: Attributes;
+  /** The trace context the record was emitted in (hex; empty when none). */
+  traceId: string;
+  spanId: string;
 }
 
 export const SPAN_KIND = { INTERNAL: 1, SERVER: 2, CLIENT: 3 } as const;
@@ -101,13 +104,13 @@ export class OtlpReceiver {
         for (const span of ss.spans ?? []) {
           this.spans.push({
             name: span.name,
-            traceId: span.traceId,
-            spanId: span.spanId,
-            parentSpanId: span.parentSpanId ?? '',
             kind: span.kind,
             attributes: decodeAttributes(span.attributes),
             resource,
             statusCode: span.status?.code ?? 0,
+            traceId: span.traceId ?? '',
+            spanId: span.spanId ?? '',
+            parentSpanId: span.parentSpanId ?? '',
           });
         }
       }
@@ -127,6 +130,8 @@ export class OtlpReceiver {
             body: decode(record.body),
             attributes: decodeAttributes(record.attributes),
             resource,
+            traceId: record.traceId ?? '',
+            spanId: record.spanId ?? '',
           });
         }
       }

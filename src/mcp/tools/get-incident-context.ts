@@ -10,10 +10,16 @@
  * similar incidents) are paged like every listing tool, each list in turn (no list waits for
  * another: the actions and changes matter as much as the long lists), and a cut list ends with
  * `… 940 more affected operations left out; call get_incident_context with operation_name="..." and page=2`.
+ *
+ * WHAT IS HAPPENING gains a `Guardrails:` line when agents inside the app (src/agentic) were
+ * stopped by a guardrail while running in this operation in the last hour: how many trips, then the
+ * latest three (time, agent, guardrail, limit and observed value), cut like the other free text.
  */
+import type { GuardrailTrip } from '../../agentic/agent-activity.js';
 import type { Engine } from '../../analysis/engine.js';
 import { buildIncidentContext, changeLine, formatIncidentContext, type IncidentContext } from '../../incidents/incident-context.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, type PageRequest, pageArgument, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
+import { isoTime, plural } from '../text-layout.js';
 import { READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
 import { requireKnownOperation } from './operation-argument.js';
 import { operationsWorstFirst } from './worst-first.js';
@@ -32,7 +38,9 @@ export const getIncidentContext: ToolDefinition = {
     const maxBytes = maxOutputBytes(services);
     const request: PageRequest = { tool: 'get_incident_context', maxBytes, page: pageArgument(args.page), call: callFor('get_incident_context', { operation_name: operation }) };
     const context = buildIncidentContext(operation, services);
-    return textResult(boundedContext(request, context, services.engine));
+    const trips = services.agents?.recentTrips(operation) ?? [];
+    const text = boundedContext(request, context, services.engine);
+    return textResult(trips.length ? withGuardrailTrips(text, trips, fieldChars(maxBytes)) : text);
   },
 };
 
@@ -103,5 +111,32 @@ function withMarkers(text: string, title: string, part: ShownPart): string {
   if (count === 0 && lines.at(-1) === '  none') lines = lines.slice(0, -1);
   const first = lines.length - count;
   blocks[index] = [...lines.slice(0, first), ...(part.before ? [`  ${part.before}`] : []), ...lines.slice(first), ...(part.after ? [`  ${part.after}`] : [])].join('\n');
+  return blocks.join('\n\n');
+}
+
+const SHOWN_TRIPS = 3;
+
+function tripText(t: GuardrailTrip): string {
+  const observed =
+    t.guardrail === 'cost_budget'
+      ? `$${t.observed.toFixed(4)} against $${t.limit.toFixed(4)}`
+      : t.guardrail === 'loop'
+        ? `${t.observed} identical calls of ${t.tool ?? 'a tool'} in a row, threshold ${t.limit}`
+        : `step ${t.observed} refused, max ${t.limit}`;
+  return `${isoTime(t.time)} agent ${shownName(t.agent)} stopped by ${t.guardrail} (${observed}; invocation ${t.invocationId})`;
+}
+
+/** Adds the `Guardrails:` line after the last field of WHAT IS HAPPENING, aligned with the other fields. */
+function withGuardrailTrips(text: string, trips: readonly GuardrailTrip[], chars: number): string {
+  const shown = trips.slice(0, SHOWN_TRIPS).map(tripText);
+  const more = trips.length > SHOWN_TRIPS ? `; and ${trips.length - SHOWN_TRIPS} earlier` : '';
+  const value = cutField(`${plural(trips.length, 'trip')} in the last hour: ${shown.join('; ')}${more}`, chars);
+  const blocks = text.split('\n\n');
+  const index = blocks.findIndex((block) => block.startsWith('WHAT IS HAPPENING'));
+  if (index < 0) return text;
+  const lines = blocks[index]!.split('\n');
+  const width = /^( {2}Operation:\s+)/.exec(lines[1] ?? '')?.[1]?.length ?? 18;
+  lines.push(`  ${'Guardrails:'.padEnd(Math.max(12, width - 2))}${value}`);
+  blocks[index] = lines.join('\n');
   return blocks.join('\n\n');
 }

@@ -14,20 +14,27 @@
  * fit `svc.mcp.max-output-bytes`, the problems of every list before the rest. A cut list ends with
  * `… 940 more operations (3 elevated, 937 within baseline) left out; call get_service_health with page=2`.
  *
+ * AGENTS, only when agents inside the app (src/agentic) were active in the last hour: per agent,
+ * invocations, failures, guardrail trips (by guardrail), steps per invocation p50/p99 and cost, over
+ * the last 60 minutes; agents with trips or failures first, then by trips, failures, invocations.
+ *
  * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
- * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos },
+ * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos[, agents] },
  *   nextPage: string | null, reasons: string[],
  *   operations: [{ name, requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
  *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate: number | null } | null,
  *                  baselineState: 'configured' | 'learned' | 'learning', samples, learnedErrorRate: number | null }],
  *   dependencies: [{ name, state, errorRate, averageLatencyMs, calls, windowMs, stale, lastCallAt }],
- *   slos: [{ name, compliance, budgetRemaining, burnRate }] }
+ *   slos: [{ name, compliance, budgetRemaining, burnRate }],
+ *   agents (only with active agents): [{ name, invocations, failures, guardrailTrips,
+ *            tripsByGuardrail: { max_steps, loop, cost_budget }, stepsP50, stepsP99: number | null, costUsd, windowMinutes }] }
  * Rates and budgets are fractions (0.025 for 2.5 %), latencies milliseconds; `leftOut` counts, per
  * array, the items not on this page. `baseline.errorRate` is the expected error rate errors are
  * judged against, null when unset (rule 9); `learnedErrorRate` is the rolling baseline's, shown,
  * never judged. `calls` are within the last `windowMs`; `lastCallAt` is ISO 8601 UTC.
  */
 
+import { type AgentSummary, GUARDRAILS, WINDOW_MINUTES } from '../../agentic/agent-activity.js';
 import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
 import type { ColdStart } from '../../analysis/pattern-matcher.js';
 import { callFor, cutField, maxOutputBytes, PAGE, type PageRequest, pageArgument, pageJson, pageText, shownName } from '../bounded-output.js';
@@ -44,7 +51,7 @@ export const getServiceHealth: ToolDefinition = {
   name: 'get_service_health',
   title: 'Service health',
   description:
-    'Current health of the service: STATUS (HEALTHY, DEGRADED or CRITICAL) with its reasons, each operation (error rate, p50, p99, ELEVATED when off baseline), each dependency (state, error rate, average latency) and each SLO (budget remaining, burn rate), worst first. A long answer is paged: its last line per list names the call for the next page. Call this first.',
+    'Current health of the service: STATUS (HEALTHY, DEGRADED or CRITICAL) with its reasons, each operation (error rate, p50, p99, ELEVATED when off baseline), each dependency (state, error rate, average latency) and each SLO (budget remaining, burn rate) and, when the app runs agents of its own, each agent (invocations, failures, guardrail trips, steps, cost in the last hour), worst first. A long answer is paged: its last line per list names the call for the next page. Call this first.',
   permission: 'READ',
   parameters: {
     format: FORMAT,
@@ -66,8 +73,9 @@ export const getServiceHealth: ToolDefinition = {
     const slos = [...summary.slos].sort(slosWorstFirst);
     const windowMs = services.engine.dependencyHealth.windowMs;
     const coldStartOf = (operation: string) => services.engine.coldStartOf(operation);
-    if (format === 'text') return textResult(healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf));
-    const json = healthJson(request, summary, operations, dependencies, slos, windowMs, coldStartOf);
+    const agents = [...(services.agents?.summaries() ?? [])].sort(agentsWorstFirst);
+    if (format === 'text') return textResult(healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf, agents));
+    const json = healthJson(request, summary, operations, dependencies, slos, windowMs, coldStartOf, agents);
     return textResult(JSON.stringify(json, null, 2), json);
   },
 };
@@ -81,8 +89,15 @@ function healthText(
   recentMinutes: number,
   windowMs: number,
   coldStartOf: (operation: string) => ColdStart | undefined,
+  agents: readonly AgentSummary[],
 ): string {
   const reasons = summary.reasons.map((r) => cutField(r, MAX_REASON_CHARS));
+  const agentListing = {
+    noun: 'agent',
+    items: columns(agents.map(agentCells), MAX_COLUMN),
+    kinds: agents.map(agentKind),
+    ranks: agents.map((a) => rank(agentKind(a) !== 'active')),
+  };
   const { text } = pageText(
     request,
     [
@@ -114,13 +129,15 @@ function healthText(
         ranks: slos.map((s) => rank(s.compliance !== 'HEALTHY')),
       },
       { noun: 'reason', items: reasons },
+      ...(agents.length ? [agentListing] : []),
     ],
-    ([operationLines, dependencyLines, sloLines, reasonLines]) =>
+    ([operationLines, dependencyLines, sloLines, reasonLines, agentLines]) =>
       blocks(
         headerLine(`SERVICE HEALTH: ${shownName(summary.service)}`, `STATUS: ${summary.status}`, summary.timestamp),
         section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')})`, operationLines!),
         section('DEPENDENCIES', dependencyLines!),
         section('SLOs', sloLines!),
+        agentLines && section(`AGENTS (${plural(agents.length, 'agent')}, last ${plural(WINDOW_MINUTES, 'minute')})`, agentLines),
         section('REASONS', reasonLines!, 'none: everything within baseline'),
       ),
   );
@@ -142,6 +159,29 @@ function coldStartText(c: ColdStart): string {
   return `cold start: first requests up to ${ms(c.peakMs)} against a ${ms(c.baselineP99Ms)} p99, for ${Math.round(c.durationMs / 1000)}s${c.breached ? ` (over the ${ms(c.limitMs)} limit)` : ''}`;
 }
 
+/** Agents stopped by guardrails first, then with failures; within each, by trips, failures, invocations, name. */
+function agentsWorstFirst(a: AgentSummary, b: AgentSummary): number {
+  const group = (x: AgentSummary) => (x.guardrailTrips > 0 ? 0 : x.failures > 0 ? 1 : 2);
+  return group(a) - group(b) || b.guardrailTrips - a.guardrailTrips || b.failures - a.failures || b.invocations - a.invocations || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+function agentKind(a: AgentSummary): string {
+  return a.guardrailTrips > 0 ? 'stopped by guardrails' : a.failures > 0 ? 'failing' : 'active';
+}
+
+/** `support-bot  12 invocations  1 failed  2 guardrail trips (loop 2)  steps p50 4, p99 9  cost $0.0123`. */
+function agentCells(a: AgentSummary): string[] {
+  const trips = GUARDRAILS.filter((g) => a.tripsByGuardrail[g] > 0).map((g) => `${g} ${a.tripsByGuardrail[g]}`);
+  return [
+    shownName(a.name),
+    plural(a.invocations, 'invocation'),
+    `${a.failures} failed`,
+    a.guardrailTrips ? `${plural(a.guardrailTrips, 'guardrail trip')} (${trips.join(', ')})` : '0 guardrail trips',
+    a.stepsP50 === undefined ? 'steps n/a' : `steps p50 ${a.stepsP50}, p99 ${a.stepsP99}`,
+    `cost $${a.costUsd.toFixed(4)}`,
+  ];
+}
+
 function dependencyCells(d: DependencySummary, windowMs: number): string[] {
   const within = `in ${duration(windowMs)}`;
   if (d.stale) return [shownName(d.name), `${d.state} (stale)`, `no calls since ${isoTime(d.lastCallAt)}`, `0 calls ${within}`];
@@ -156,7 +196,23 @@ function healthJson(
   slos: readonly SloSummary[],
   windowMs: number,
   coldStartOf: (operation: string) => ColdStart | undefined,
+  agents: readonly AgentSummary[],
 ) {
+  const agentListing = {
+    key: 'agents',
+    items: agents.map((a) => ({
+      name: a.name,
+      invocations: a.invocations,
+      failures: a.failures,
+      guardrailTrips: a.guardrailTrips,
+      tripsByGuardrail: { ...a.tripsByGuardrail },
+      stepsP50: a.stepsP50 ?? null,
+      stepsP99: a.stepsP99 ?? null,
+      costUsd: a.costUsd,
+      windowMinutes: WINDOW_MINUTES,
+    })),
+    ranks: agents.map((a) => rank(agentKind(a) !== 'active')),
+  };
   return pageJson(
     request,
     [
@@ -199,8 +255,9 @@ function healthJson(
         items: slos.map((s) => ({ name: s.name, compliance: s.compliance, budgetRemaining: s.budgetRemaining, burnRate: s.burnRate })),
         ranks: slos.map((s) => rank(s.compliance !== 'HEALTHY')),
       },
+      ...(agents.length ? [agentListing] : []),
     ],
-    ([reasons, shownOperations, shownDependencies, shownSlos], paging) => ({
+    ([reasons, shownOperations, shownDependencies, shownSlos, shownAgents], paging) => ({
       service: shownName(summary.service),
       status: summary.status,
       timestamp: summary.timestamp,
@@ -209,6 +266,7 @@ function healthJson(
       operations: shownOperations,
       dependencies: shownDependencies,
       slos: shownSlos,
+      ...(shownAgents && { agents: shownAgents }),
     }),
   );
 }

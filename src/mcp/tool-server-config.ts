@@ -1,0 +1,51 @@
+/**
+ * What in the configuration keeps the MCP tool server from starting, found before anything is
+ * bound: start-up (src/start.ts) and `svc check` both call `toolServerProblems`, and the
+ * Authenticator and ToolServer constructors refuse the same cases with the same functions, so the
+ * check can never pass what start-up refuses.
+ */
+import type { ConfigProblem } from '../config/config-source.js';
+import type { ResolvedConfig } from '../config/resolved-config.js';
+import { printableValue } from '../printable.js';
+import { configuredTokens, credentialProblems } from './authenticator.js';
+import { Roles } from './roles.js';
+import { unauthenticatedBind } from './tool-server.js';
+
+/** The end of every error that keeps the tool server from starting. */
+export const NOT_STARTED = 'the MCP tool server is not started';
+
+/** Errors refuse the tool server (see NOT_STARTED); warnings name settings that will have no effect. */
+export function toolServerProblems(config: ResolvedConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const whereOf = (path: string): string => config.resolved(path).source.where;
+  // A token entry that did not validate must not silently open the server to anonymous callers.
+  const broken = [...new Set(config.problems.filter((p) => p.level === 'error' && (p.key.startsWith('svc.mcp.tokens') || p.key.startsWith('svc.mcp.anonymous-role'))).map((p) => p.key))];
+  if (broken.length)
+    problems.push({
+      level: 'error',
+      key: 'svc.mcp.tokens',
+      where: 'configuration',
+      message: `${broken.join(', ')} did not validate (see above), and a missing token must not open tools to anonymous callers; ${NOT_STARTED}`,
+    });
+
+  const tokens = configuredTokens(config);
+  for (const { key, message, agentName } of credentialProblems(Roles.fromConfig(config), tokens, config.get<string>('mcp.anonymous-role'))) {
+    const where = agentName === undefined ? whereOf('mcp.anonymous-role') : (config.member('mcp.tokens', agentName, 'role')?.source.where ?? 'configuration');
+    problems.push({ level: 'error', key, where, message: `${message}; ${NOT_STARTED}` });
+  }
+
+  const host = config.get<string>('mcp.host');
+  const unauthenticated = unauthenticatedBind(host, tokens.length > 0);
+  if (unauthenticated) problems.push({ level: 'error', key: 'svc.mcp.host', where: whereOf('mcp.host'), message: `${unauthenticated}; ${NOT_STARTED}` });
+
+  const agents = new Set(tokens.map((t) => t.agentName));
+  const strangers = config.get<string[]>('mcp.approvers').filter((name) => !agents.has(name));
+  if (strangers.length)
+    problems.push({
+      level: 'warning',
+      key: 'svc.mcp.approvers',
+      where: whereOf('mcp.approvers'),
+      message: `${strangers.map((n) => printableValue(n)).join(', ')} ${strangers.length > 1 ? 'are' : 'is'} not a token agent under svc.mcp.tokens, so no credential approves as ${strangers.length > 1 ? 'them' : 'it'}`,
+    });
+  return problems;
+}
