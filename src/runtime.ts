@@ -5,6 +5,8 @@
 import { AgentActivity } from './agentic/agent-activity.js';
 import type { Engine } from './analysis/engine.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
+import type { FrontendListener } from './frontend/frontend-listener.js';
+import type { FrontendTelemetry } from './frontend/frontend-telemetry.js';
 import type { CustomActionDefinition, Remediation } from './incidents/remediation.js';
 import { ToolRegistry } from './mcp/tool-registry.js';
 import type { ToolServer } from './mcp/tool-server.js';
@@ -23,6 +25,9 @@ export interface Runtime {
   toolServer: ToolServer | undefined;
   /** What the preload resolved, so the API can (re)start the tool server. */
   context: { readonly config: ResolvedConfig; readonly metadata: ServiceMetadata } | undefined;
+  /** Browser telemetry received by the frontend listener (svc.frontend.enabled). */
+  frontend?: FrontendTelemetry;
+  frontendListener?: FrontendListener;
   /** Ports svc itself serves (the tool server): their requests are not traced as the app's. */
   readonly ownPorts: Set<number>;
   /** What agents inside the app did (invocations, trips, cost), for the tools; replaceable by tests. */

@@ -15,6 +15,7 @@ import { type ConfigProblem, formatProblem } from './config/config-source.js';
 import { type LoadConfigOptions, loadConfig } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
 import { startupChecks } from './config/startup-checks.js';
+import { frontendTelemetry, startFrontendListener } from './frontend/start-frontend.js';
 import { startToolServer } from './mcp/start-tool-server.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
@@ -154,7 +155,9 @@ function startOrThrow(options: StartOptions): Svc {
         slos: checks.slos,
       })
     : undefined;
-  const processors = engine ? [engine.createSpanProcessor(metadata, settleTopology)] : [];
+  // Browser telemetry: its processor runs after svc's, which names the operation it links to.
+  const frontend = engine && config.get<boolean>('frontend.enabled') ? frontendTelemetry(config, systemClock) : undefined;
+  const processors = engine ? [engine.createSpanProcessor(metadata, settleTopology), ...(frontend ? [frontend.spanProcessor] : [])] : [];
   const resource = topology.resource.merge(resourceFromAttributes(deploymentAttributes(deployment)));
   const loss = new TelemetryLoss({ report: reportTelemetryLoss, reportIntervalMs: LOSS_REPORT_INTERVAL_MS, clock: systemClock });
   const telemetry = startTelemetry({ resource, spanProcessors: processors, loss });
@@ -162,6 +165,7 @@ function startOrThrow(options: StartOptions): Svc {
   runtime().active = enabled;
   runtime().engine = engine;
   runtime().context = { config, metadata };
+  runtime().frontend = frontend;
   const stopHeapSampling = engine?.startHeapSampling(config.get<number>('patterns.heap-sample-interval'));
   if (engine) recordStart(engine.changes, deployment, config);
 
@@ -178,6 +182,13 @@ function startOrThrow(options: StartOptions): Svc {
     });
   }
 
+  if (frontend) {
+    startFrontendListener(config, frontend).then(
+      (listener) => (runtime().frontendListener = listener),
+      (error: unknown) => process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`),
+    );
+  }
+
   return {
     config,
     metadata,
@@ -190,6 +201,8 @@ function startOrThrow(options: StartOptions): Svc {
       stopHeapSampling?.();
       await runtime().toolServer?.stop();
       runtime().toolServer = undefined;
+      await runtime().frontendListener?.stop();
+      runtime().frontendListener = undefined;
       runtime().active = false;
       runtime().engine = undefined;
       stopLossReports();

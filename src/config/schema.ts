@@ -21,6 +21,7 @@ import {
   stringType,
   textType,
   urlType,
+  ValueError,
   type ValueType,
   windowType,
 } from './value-types.js';
@@ -243,7 +244,61 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'health.recent-minutes', type: integerType(1, 60), default: 5, doc: 'Minutes of traffic operation health (error rate, p50, p99, ELEVATED) is measured over' },
   { path: 'incidents.resolve-after', type: durationType('1440m'), default: '2m', doc: 'An incident resolves after this long without detection, once its operation is no longer elevated' },
   { path: 'limits.max-changes', type: integerType(1, 10_000), default: 200, doc: 'Deployment and config-change entries kept' },
+
+  { path: 'frontend.enabled', type: booleanType, default: false, doc: 'Receive browser telemetry (OTLP/HTTP traces from the browser SDK or a Collector) on a listener of its own' },
+  {
+    path: 'frontend.host',
+    type: textType(253, { nonEmpty: true }),
+    default: '127.0.0.1',
+    doc: "Bind address of the browser telemetry listener (loopback behind the app's reverse proxy; 0.0.0.0 to receive from browsers directly)",
+  },
+  { path: 'frontend.port', type: integerType(0, 65535), default: 7071, doc: 'Port of the browser telemetry listener (POST /v1/traces); 0 picks a free port (the URL is logged)' },
+  {
+    path: 'frontend.allowed-origins',
+    type: originListType(100),
+    default: [],
+    doc: 'Origins (https://shop.example.com) whose pages may send telemetry: CORS answers them, a request from any other origin gets 403',
+  },
+  { path: 'frontend.max-body-bytes', type: integerType(1024, 16_777_216), default: 1048576, doc: 'Largest accepted request body, compressed and decompressed; larger ones get 413' },
+  { path: 'frontend.max-spans-per-request', type: integerType(1, 100_000), default: 1000, doc: 'Spans in one request; more get 413' },
+  {
+    path: 'frontend.rate-limit-per-minute',
+    type: integerType(1, 1_000_000),
+    default: 6000,
+    doc: 'Requests per origin (per client address without an Origin header) per minute; more get 429 with Retry-After',
+  },
+  {
+    path: 'frontend.max-records',
+    type: integerType(100, 1_000_000),
+    default: 10_000,
+    doc: 'Page loads, API calls, anomalies and journey outcomes kept each (the last 15 minutes are read), and backend spans linked to browser traces',
+  },
+  { path: 'frontend.max-routes', type: integerType(1, 10_000), default: 500, doc: 'Distinct browser routes whose criticality, baselines and journey step are remembered' },
+  { path: 'frontend.max-sessions', type: integerType(1, 1_000_000), default: 50_000, doc: 'Distinct browser sessions counted; beyond it session counts are lower bounds' },
 ];
+
+/** Browser origins: `scheme://host[:port]` exactly, as a browser sends them in the Origin header. */
+function originListType(maxItems: number): ValueType<string[]> {
+  const list = stringListType(maxItems);
+  return {
+    ...list,
+    accepts: `a list of at most ${maxItems} origins, each scheme://host[:port] with no path (YAML list or comma-separated)`,
+    parse(raw) {
+      return list.parse(raw).map((item) => {
+        let origin: string | undefined;
+        try {
+          const url = new URL(item);
+          const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !/^[a-z]+:\/\/[^/]*\/./i.test(item);
+          if ((url.protocol === 'http:' || url.protocol === 'https:') && bare) origin = url.origin;
+        } catch {
+          // not a URL: reported below
+        }
+        if (origin === undefined) throw new ValueError(item, 'is not an origin: write scheme://host[:port], such as https://shop.example.com, with no path');
+        return origin;
+      });
+    },
+  };
+}
 
 const BY_PATH = new Map(SCHEMA.map((spec) => [spec.path, spec]));
 

@@ -51,7 +51,7 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     maxEntries: config.get('limits.max-session-entries'),
     maxBytes: config.get('limits.max-session-bytes'),
   });
-  return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes'), agents: runtime().agents };
+  return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes'), agents: runtime().agents, frontend: runtime().frontend };
 }
 
 export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): Promise<ToolServer> {

@@ -1,6 +1,7 @@
 /** What tool handlers read and act on: analysis, metadata, incidents, remediation, sessions. */
 import type { AgentActivity } from '../agentic/agent-activity.js';
 import type { Engine } from '../analysis/engine.js';
+import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import type { AuditTrail } from '../incidents/audit-trail.js';
 import type { IncidentTracker } from '../incidents/incident-tracker.js';
 import type { Remediation } from '../incidents/remediation.js';
@@ -20,4 +21,6 @@ export interface ToolServices {
   readonly maxOutputBytes: number;
   /** What agents inside the app did (get_service_health's AGENTS, get_incident_context's guardrail trips); absent: none. */
   readonly agents?: AgentActivity;
+  /** Browser telemetry, when svc.frontend.enabled; undefined otherwise. */
+  readonly frontend?: FrontendTelemetry;
 }
