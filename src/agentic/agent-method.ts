@@ -22,6 +22,7 @@
  * }
  */
 import 'reflect-metadata';
+import { transparentWrapper } from '../metadata/transparent-wrapper.js';
 import { reportError } from '../report-error.js';
 import { acceptedDefaults, invokeAgent, SettingsCache } from './agent.js';
 import { declareMethodAgent } from './agent-declarations.js';
@@ -122,21 +123,5 @@ function wrap(method: AnyFunction, agent: MethodAgent, nameOf: (self: unknown) =
       return agent.invoke(this, method, args, name);
     },
   }.method;
-  try {
-    carryOver(method, wrapped);
-  } catch (error) {
-    reportError('@AgentMethod wrapper', error);
-    return method;
-  }
-  return wrapped;
-}
-
-function carryOver(method: AnyFunction, wrapped: AnyFunction): void {
-  for (const key of Reflect.ownKeys(method)) {
-    const property = Object.getOwnPropertyDescriptor(method, key);
-    if (property) Object.defineProperty(wrapped, key, property);
-  }
-  Object.setPrototypeOf(wrapped, Object.getPrototypeOf(method));
-  for (const key of Reflect.getOwnMetadataKeys(method)) Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, method), wrapped);
-  if (!Object.isExtensible(method)) Object.preventExtensions(wrapped);
+  return transparentWrapper(method, wrapped, '@AgentMethod wrapper');
 }

@@ -17,10 +17,10 @@
  * ```
  */
 import 'reflect-metadata';
-import { reportError } from '../report-error.js';
 import { runAsOperation } from '../telemetry/operation-scope.js';
 import type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './decorator-options.js';
 import { decoratorRegistry } from './decorator-registry.js';
+import { transparentWrapper } from './transparent-wrapper.js';
 
 // TC39 decorator metadata needs `Symbol.metadata`, which Node does not define yet; compiled
 // decorators use it when it exists at class definition, which follows this import.
@@ -141,14 +141,7 @@ export function AgentOperation(options: AgentOperationOptions = {}): DualDecorat
   };
 }
 
-/**
- * The wrapper frameworks see in place of the method. It is indistinguishable from the method to
- * them: a decorator that ran before this one (NestJS's `@Get`, `@HttpCode`, `SetMetadata`) wrote
- * reflect-metadata on the method, so every key is carried over, as are `name`, `length`, every
- * other own property (strings and symbols, same attributes) and the prototype (an async method's
- * wrapper is still an `AsyncFunction` to `instanceof`). Like a method, the wrapper has no
- * `prototype` of its own unless the method has one (a generator method).
- */
+/** The wrapper frameworks see in place of the method: runs it as the named operation (transparent-wrapper.ts). */
 function wrap(method: AnyFunction, nameOf: (self: unknown) => string): AnyFunction {
   const wrapped = {
     method(this: unknown, ...args: unknown[]): unknown {
@@ -158,22 +151,5 @@ function wrap(method: AnyFunction, nameOf: (self: unknown) => string): AnyFuncti
       );
     },
   }.method;
-  try {
-    carryOver(method, wrapped);
-  } catch (error) {
-    // A wrapper that frameworks could tell apart from the method is worse than no span.
-    reportError('@AgentOperation wrapper', error);
-    return method;
-  }
-  return wrapped;
-}
-
-function carryOver(method: AnyFunction, wrapped: AnyFunction): void {
-  for (const key of Reflect.ownKeys(method)) {
-    const property = Object.getOwnPropertyDescriptor(method, key);
-    if (property) Object.defineProperty(wrapped, key, property);
-  }
-  Object.setPrototypeOf(wrapped, Object.getPrototypeOf(method));
-  for (const key of Reflect.getOwnMetadataKeys(method)) Reflect.defineMetadata(key, Reflect.getOwnMetadata(key, method), wrapped);
-  if (!Object.isExtensible(method)) Object.preventExtensions(wrapped);
+  return transparentWrapper(method, wrapped, '@AgentOperation wrapper');
 }
