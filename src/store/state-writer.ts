@@ -124,7 +124,11 @@ export class StateWriter implements StateSink {
 
   private async drain(): Promise<void> {
     while (this.pending.size > 0) {
-      const taken = [...this.pending].slice(0, this.options.batchSize);
+      const taken: [string, Pending][] = [];
+      for (const entry of this.pending) {
+        if (taken.length === this.options.batchSize) break;
+        taken.push(entry);
+      }
       for (const [id] of taken) this.pending.delete(id);
       const mutations: Mutation[] = [];
       for (const [, p] of taken) {
