@@ -69,8 +69,9 @@ function partsByCollection(parts: PersistedParts): [string, Restorable][] {
   return all.filter((entry): entry is [string, Restorable] => entry[1] !== undefined);
 }
 
-/** From now on every change of these parts goes to the store. */
+/** From now on every change of these parts goes to the store; `memory:` keeps no second copy of what the parts hold. */
 export function attachState(state: OpenedState, parts: PersistedParts): void {
+  if (state.writer.store.kind === 'memory') return;
   for (const [, part] of partsByCollection(parts)) part.attachStore(state.writer);
 }
 
