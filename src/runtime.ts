@@ -11,6 +11,7 @@ import type { CustomActionDefinition, Remediation } from './incidents/remediatio
 import { ToolRegistry } from './mcp/tool-registry.js';
 import type { ToolServer } from './mcp/tool-server.js';
 import type { ServiceMetadata } from './metadata/service-metadata.js';
+import type { StateWriter } from './store/state-writer.js';
 
 export interface Runtime {
   /** True while the preload (or `start()`) runs with `svc.enabled=true`. */
@@ -30,6 +31,8 @@ export interface Runtime {
   frontendListener?: FrontendListener;
   /** Ports svc itself serves (the tool server): their requests are not traced as the app's. */
   readonly ownPorts: Set<number>;
+  /** The state store's writer of the running instance (docs/state.md). */
+  state?: StateWriter;
   /** What agents inside the app did (invocations, trips, cost), for the tools; replaceable by tests. */
   agents: AgentActivity;
 }

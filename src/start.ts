@@ -23,6 +23,7 @@ import { printable } from './printable.js';
 import { reportError } from './report-error.js';
 import { runtime } from './runtime.js';
 import { Engine } from './service-engine.js';
+import { attachState, openStateFromConfig, restoreState } from './state-persistence.js';
 import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
 import { startTelemetry } from './telemetry/sdk.js';
@@ -168,18 +169,39 @@ function startOrThrow(options: StartOptions): Svc {
   runtime().frontend = frontend;
   const stopHeapSampling = engine?.startHeapSampling(config.get<number>('patterns.heap-sample-interval'));
   if (engine) recordStart(engine.changes, deployment, config);
+  // State that survives restarts (docs/state.md); replicas of one service name share it.
+  const reportState = (line: string): void => void process.stderr.write(`svc: ${printable(line, 1200)}\n`);
+  const namespace = serviceNameFromEnv(env) ?? applicationName(process.argv[1], cwd) ?? 'unknown_service:node';
+  const state = engine ? openStateFromConfig(config, namespace, cwd, reportState) : undefined;
+  runtime().state = state?.writer;
 
   setTimeout(settleTopology, TOPOLOGY_SETTLE_MS).unref();
   process.once('beforeExit', settleTopology);
   const shutdownTimeoutMs = config.get<number>('telemetry.shutdown-timeout');
-  const removeHooks = installShutdownHooks(telemetry, { timeoutMs: shutdownTimeoutMs, onEnd: () => loss.reportAtEnd() });
+  // The end of the process also writes the state changes still queued (SQLite's first batch even at a bare process.exit()).
+  const flushable = state
+    ? {
+        forceFlush: () => Promise.all([telemetry.forceFlush(), state.writer.flush()]).then(() => undefined),
+        shutdown: () => Promise.all([telemetry.shutdown(), state.writer.close()]).then(() => undefined),
+      }
+    : telemetry;
+  const removeHooks = installShutdownHooks(flushable, {
+    timeoutMs: shutdownTimeoutMs,
+    onEnd: () => {
+      void state?.writer.flush();
+      loss.reportAtEnd();
+    },
+  });
 
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
   // A refused tool server was reported above, with why, by startupChecks.
   if (engine && config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
-    startToolServer(config, engine, metadata).catch((error: unknown) => {
+    startToolServer(config, engine, metadata, state).catch((error: unknown) => {
       process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
     });
+  } else if (engine && state) {
+    attachState(state, { changes: engine.changes });
+    void restoreState(state, { changes: engine.changes }, config.get<number>('store.timeout'), reportState);
   }
 
   if (frontend) {
@@ -203,6 +225,8 @@ function startOrThrow(options: StartOptions): Svc {
       runtime().toolServer = undefined;
       await runtime().frontendListener?.stop();
       runtime().frontendListener = undefined;
+      await settledWithin(state?.writer.close() ?? Promise.resolve(), shutdownTimeoutMs);
+      if (runtime().state === state?.writer) runtime().state = undefined;
       runtime().active = false;
       runtime().engine = undefined;
       stopLossReports();

@@ -8,10 +8,24 @@
  * - `remediation`: an action an agent took; shown as an action taken, never ranked as a cause.
  *
  * An entry may say what it touches (an operation, a dependency), which the ranking prefers.
+ *
+ * Persisted (docs/state.md) as the `changes` collection through a sink given by the composition
+ * root; the previous runs' entries are restored in time order, within the same capacity.
  */
 
+import { fields, finite, oneOf, readAll, text } from '../store/record-fields.js';
+import { NO_SINK, type StateSink } from '../store/state-sink.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EmitEvent } from './emit-event.js';
+
+export const CHANGES_COLLECTION = 'changes';
+const KINDS = ['deployment', 'config_change', 'dependency_state', 'circuit_breaker', 'remediation'] as const;
+
+function stringRecord(value: unknown, max: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fields(value)).slice(0, 64)) if (typeof v === 'string') out[k.slice(0, 256)] = v.slice(0, max);
+  return out;
+}
 
 export type ChangeKind = 'deployment' | 'config_change' | 'dependency_state' | 'circuit_breaker' | 'remediation';
 
@@ -31,7 +45,12 @@ export interface ChangeEntry {
 }
 
 export class ChangeTracker {
-  private readonly entries: ChangeEntry[] = [];
+  private entries: ChangeEntry[] = [];
+  private readonly keys = new WeakMap<ChangeEntry, string>();
+  private sink: StateSink = NO_SINK;
+  private count = 0;
+  /** Distinguishes this process's keys from other runs' and replicas'. */
+  private readonly keyPrefix = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
   constructor(
     private readonly clock: Clock = systemClock,
@@ -40,10 +59,47 @@ export class ChangeTracker {
 
   record(kind: ChangeKind, description: string, details: Record<string, string> = {}, timestamp = this.clock.now(), touches: ChangeTarget = {}): ChangeEntry {
     const entry = Object.freeze({ kind, description, timestamp, details: Object.freeze({ ...details }), touches: Object.freeze({ ...touches }) });
+    const key = `${this.keyPrefix}-${++this.count}`;
+    this.keys.set(entry, key);
     this.entries.push(entry);
+    this.sink.put(CHANGES_COLLECTION, key, () => entry);
     this.entries.sort((a, b) => a.timestamp - b.timestamp);
-    if (this.entries.length > this.capacity) this.entries.shift();
+    this.trim();
     return entry;
+  }
+
+  private trim(): void {
+    while (this.entries.length > this.capacity) this.sink.delete(CHANGES_COLLECTION, this.keys.get(this.entries.shift()!)!);
+  }
+
+  /** Persists every change from now on, and the entries held so far. */
+  attachStore(sink: StateSink): void {
+    this.sink = sink;
+    for (const entry of this.entries) sink.put(CHANGES_COLLECTION, this.keys.get(entry)!, () => entry);
+  }
+
+  /** Adds the entries of previous runs, in time order; returns how many did not read back. */
+  restore(records: readonly { key: string; value: unknown }[]): number {
+    const known = new Set(this.entries.map((e) => this.keys.get(e)));
+    const { read, skipped } = readAll(
+      records.filter((r) => !known.has(r.key)),
+      (r) => {
+        const { key, value } = r as { key: string; value: unknown };
+        const f = fields(value);
+        const entry: ChangeEntry = Object.freeze({
+          kind: oneOf(f, 'kind', KINDS),
+          description: text(f, 'description', 4096),
+          timestamp: finite(f, 'timestamp'),
+          details: Object.freeze(stringRecord(f.details, 4096)),
+          touches: Object.freeze(stringRecord(f.touches ?? {}, 1024)) as ChangeTarget,
+        });
+        this.keys.set(entry, key);
+        return entry;
+      },
+    );
+    this.entries = [...read, ...this.entries].sort((a, b) => a.timestamp - b.timestamp);
+    this.trim();
+    return skipped;
   }
 
   list(): readonly ChangeEntry[] {

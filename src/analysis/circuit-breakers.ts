@@ -44,6 +44,8 @@ export interface OpossumLike {
 
 export class CircuitBreakers {
   private readonly breakers = new Map<string, Entry>();
+  /** States to force on breakers not registered yet (a remediation restored at start). */
+  private readonly forceOnRegister = new Map<string, 'open' | 'closed'>();
 
   constructor(
     private readonly emit: EmitEvent = () => {},
@@ -53,6 +55,17 @@ export class CircuitBreakers {
   /** Registers a breaker (closed unless `state` says otherwise); `control` lets remediation open and close it. */
   register(name: string, dependency: string, options: { state?: CircuitState; control?: CircuitBreakerControl } = {}): void {
     this.breakers.set(name, { name, dependency, state: options.state ?? 'closed', failureCount: 0, since: this.now(), control: options.control });
+    const forced = this.forceOnRegister.get(name);
+    if (forced !== undefined && options.control) {
+      this.forceOnRegister.delete(name);
+      // After the caller's own set-up (watchOpossum attaches its listeners after registering).
+      queueMicrotask(() => this.force(name, forced));
+    }
+  }
+
+  /** Forces a state now, or once a controllable breaker of that name is registered. */
+  forceWhenRegistered(name: string, state: 'open' | 'closed'): void {
+    if (!this.force(name, state)) this.forceOnRegister.set(name, state);
   }
 
   /** Reports a state; emits an event when it differs from the last one. */

@@ -3,7 +3,8 @@ import { parsePropertyKey, UnknownKeyError } from './config-key.js';
 import type { ConfigProblem, RawEntry } from './config-source.js';
 
 const PREFIX = '-Dsvc.';
-const SECRET_PREFIX = '-Dsvc.mcp.tokens.';
+/** Tokens that may carry a secret after the key: never echoed when malformed. */
+const SECRET_PREFIXES = ['-Dsvc.mcp.tokens.', '-Dsvc.store.password', '-Dsvc.store.url'];
 
 export interface PropertiesRead {
   readonly entries: RawEntry[];
@@ -25,7 +26,8 @@ export function readProperties(args: readonly string[]): PropertiesRead {
     const where = equals < 0 ? token : token.slice(0, equals);
     if (equals < 0) {
       // Without "=" the key cannot be told from a value typed after it (`-Dsvc.mcp.tokens.bot.sha256:<token>`).
-      const shown = token.startsWith(SECRET_PREFIX) ? `${SECRET_PREFIX.slice(2)}… (${token.length - SECRET_PREFIX.length} characters not shown)` : token.slice(2);
+      const secret = SECRET_PREFIXES.find((prefix) => token.startsWith(prefix));
+      const shown = secret ? `${secret.slice(2)}… (${token.length - secret.length} characters not shown)` : token.slice(2);
       problems.push({ level: 'error', key: shown, where: `-D${shown}`, message: 'no value; write -Dsvc.<key>=<value>' });
       return;
     }

@@ -17,6 +17,7 @@ import {
   numberType,
   openFractionType,
   sha256Type,
+  storeUrlType,
   stringListType,
   stringType,
   textType,
@@ -231,6 +232,23 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'mcp.tokens.*.sha256', type: sha256Type, required: true, doc: "SHA-256 of the agent's bearer token" },
   { path: 'mcp.tokens.*.role', type: stringType, required: true, doc: 'Role the token grants' },
 
+  {
+    path: 'store.url',
+    type: storeUrlType,
+    default: 'sqlite:./.svc/state.db',
+    doc: 'Where state that survives restarts is kept: memory:, sqlite:<path> (relative to the working directory) or redis://host:port (rediss:// for TLS); a password in it is never printed',
+  },
+  { path: 'store.password', type: textType(1024), doc: 'Password of the state store when the URL has none (SVC_STORE_PASSWORD); never printed' },
+  { path: 'store.flush-interval', type: durationType('60s', { positive: true }), default: '1s', doc: 'How often queued state changes are written to the store' },
+  { path: 'store.batch-size', type: integerType(1, 10_000), default: 500, doc: 'State changes written per batch; this many queued start a write before the interval' },
+  { path: 'store.timeout', type: durationType('60s', { positive: true }), default: '2s', doc: 'Longest wait for the store (connect, a batch); slower counts as down and svc runs on local state' },
+  {
+    path: 'store.max-pending',
+    type: integerType(100, 1_000_000),
+    default: 10_000,
+    doc: 'State changes (audit entries among them) kept for the store while it is down; beyond, the oldest are dropped and counted',
+  },
+
   { path: 'limits.max-operations', type: integerType(1, 10_000), default: 1000, doc: 'Distinct operations tracked; more are counted as overflow' },
   { path: 'limits.max-consumers', type: integerType(1, 1000), default: 200, doc: 'Items of svc.consumers[]: a list index must be below it' },
   { path: 'limits.max-dependencies', type: integerType(1, 1000), default: 200, doc: 'Items of svc.dependencies[] (a list index must be below it), and undeclared dependencies tracked besides them' },
@@ -308,9 +326,9 @@ export function keySpec(path: string): KeySpec {
   return spec;
 }
 
-/** Anything under `mcp.tokens` is never printed, whatever its source (a raw token may be pasted there). */
+/** Anything under `mcp.tokens`, and the store's password, is never printed, whatever its source (a raw token may be pasted there). */
 export function isSecretPath(path: string): boolean {
-  return path.startsWith('mcp.tokens.');
+  return path.startsWith('mcp.tokens.') || path === 'store.password';
 }
 
 /** Keys that have one value (no `*` or `[]`): these get an `SVC_*` environment variable. */

@@ -7,6 +7,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { printableValue } from '../printable.js';
+import { parseStoreUrl, redactedStoreUrl } from '../store/store-url.js';
 
 export class ValueError extends Error {
   /** What is wrong, without the value: `is not an integer`, for messages that must not echo it. */
@@ -172,6 +173,24 @@ export function textType(maxLength: number, options: { nonEmpty?: boolean } = {}
 export const stringType = textType(TEXT_CHARS);
 /** URLs get twice the free-text length: long query strings and paths are common in runbook links. */
 export const urlType = textType(2048);
+
+/** `svc.store.url`: a value it refuses is echoed with any password hidden. */
+export const storeUrlType: ValueType<string> = {
+  accepts: 'a string of at most 2048 characters',
+  kind: 'string',
+  max: 2048,
+  parse(raw) {
+    if (typeof raw !== 'string') throw new ValueError(raw, 'is not a string');
+    if (raw.length > 2048) throw new ValueError(redactedStoreUrl(raw), 'is longer than 2048 characters');
+    try {
+      parseStoreUrl(raw);
+    } catch (error) {
+      throw new ValueError(redactedStoreUrl(raw), (error as Error).message);
+    }
+    return raw.trim();
+  },
+  format: (value) => yamlString(redactedStoreUrl(value)),
+};
 
 const DURATION = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)\s*$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };

@@ -4,9 +4,15 @@
  * counted), each with bounded strings (the tool server bounds what agents send; a result message
  * from the app's own handler is made printable and cut to MAX_DETAIL_LENGTH here, saying so).
  * get_recent_agent_actions reads it so several agents do not remediate the same thing twice.
+ *
+ * Persisted (docs/state.md) as the `audit` collection, one record per entry; restored entries
+ * come before the ones of this run, within the same capacity.
  */
 import type { Clock } from '../analysis/clock.js';
 import { printable } from '../printable.js';
+import { fields, finite, oneOf, optionalText, readAll, text } from '../store/record-fields.js';
+import { NO_SINK, type StateSink } from '../store/state-sink.js';
+import { IdSequence } from './id-sequence.js';
 
 export type ApprovalState = 'not_required' | 'approved' | 'missing';
 export type ActionOutcome = 'success' | 'failed' | 'refused';
@@ -27,9 +33,30 @@ export interface AuditEntry {
 }
 
 export const MAX_DETAIL_LENGTH = 1000;
+export const AUDIT_COLLECTION = 'audit';
+
+function readEntry(value: unknown): AuditEntry {
+  const f = fields(value);
+  return Object.freeze({
+    timestamp: finite(f, 'timestamp'),
+    agentName: text(f, 'agentName', 1024),
+    role: text(f, 'role', 1024),
+    action: text(f, 'action', 4096),
+    reason: text(f, 'reason', 4096),
+    approvedBy: optionalText(f, 'approvedBy', 1024),
+    approver: optionalText(f, 'approver', 1024),
+    approval: oneOf(f, 'approval', ['not_required', 'approved', 'missing'] as const),
+    outcome: oneOf(f, 'outcome', ['success', 'failed', 'refused'] as const),
+    detail: printable(text(f, 'detail', MAX_DETAIL_LENGTH + 100), MAX_DETAIL_LENGTH),
+  });
+}
 
 export class AuditTrail {
-  private readonly entries: AuditEntry[] = [];
+  private entries: AuditEntry[] = [];
+  /** The store key of each entry, in the same order. */
+  private keys: string[] = [];
+  private readonly ids = new IdSequence('AUD');
+  private sink: StateSink = NO_SINK;
   /** Entries dropped to stay within the capacity. */
   evicted = 0;
 
@@ -40,12 +67,37 @@ export class AuditTrail {
 
   record(entry: Omit<AuditEntry, 'timestamp'>): AuditEntry {
     const full = Object.freeze({ ...entry, detail: printable(entry.detail, MAX_DETAIL_LENGTH), timestamp: this.clock.now() });
+    const key = this.ids.next();
     this.entries.push(full);
-    if (this.entries.length > this.capacity) {
+    this.keys.push(key);
+    this.sink.put(AUDIT_COLLECTION, key, () => full);
+    this.trim();
+    return full;
+  }
+
+  private trim(): void {
+    while (this.entries.length > this.capacity) {
       this.entries.shift();
+      this.sink.delete(AUDIT_COLLECTION, this.keys.shift()!);
       this.evicted++;
     }
-    return full;
+  }
+
+  /** Persists every change from now on, and the entries held so far. */
+  attachStore(sink: StateSink): void {
+    this.sink = sink;
+    for (const [i, entry] of this.entries.entries()) sink.put(AUDIT_COLLECTION, this.keys[i]!, () => entry);
+  }
+
+  /** Puts the entries of a previous run (oldest first) before this run's; returns how many did not read back. */
+  restore(records: readonly { key: string; value: unknown }[]): number {
+    const known = new Set(this.keys);
+    const fresh = records.filter((r) => !known.has(r.key));
+    const { read, skipped } = readAll(fresh, (r) => ({ key: (r as { key: string }).key, entry: readEntry((r as { value: unknown }).value) }));
+    this.entries = [...read.map((r) => r.entry), ...this.entries];
+    this.keys = [...read.map((r) => r.key), ...this.keys];
+    this.trim();
+    return skipped;
   }
 
   /** The last `count` entries, newest first. */

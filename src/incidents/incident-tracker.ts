@@ -19,11 +19,15 @@
  * - On resolution the cause (patterns, the ranked probable change, see incident-cause.ts) and the
  *   resolution (the last successful remediation, or recovery without action) are kept for
  *   "similar past incidents". Bounded: `maxHistory` resolved incidents.
+ * - Persisted (docs/state.md) as the `incidents` collection, one record per incident, written
+ *   when it changes; a restored open incident resolves by the rules above once read.
  */
 import type { Detection, Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import type { SloAlert } from '../analysis/slo-tracker.js';
 import type { Tier } from '../enums.js';
+import { fields, finite, list, oneOf, optionalText, readAll, text } from '../store/record-fields.js';
+import { NO_SINK, type StateSink } from '../store/state-sink.js';
 import { IdSequence } from './id-sequence.js';
 import { CAUSE_DEFAULTS, type RankedCause, rankedCause } from './incident-cause.js';
 
@@ -67,6 +71,34 @@ export interface SeverityNow {
 }
 
 const CALM_CEILING: IncidentSeverity = 'MEDIUM';
+export const INCIDENTS_COLLECTION = 'incidents';
+
+/** An incident as stored: sets and maps as lists. */
+function incidentRecord(incident: Incident): unknown {
+  return { ...incident, patterns: [...incident.patterns], patternOnsets: [...incident.patternOnsets] };
+}
+
+function readIncident(value: unknown): Incident {
+  const f = fields(value);
+  const patterns = list(f, 'patterns', 64).filter((p): p is IncidentPattern => typeof p === 'string') as IncidentPattern[];
+  const onsets = list(f, 'patternOnsets', 64).filter((p): p is [IncidentPattern, number] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'number');
+  return {
+    id: text(f, 'id', 256),
+    operation: text(f, 'operation', 1024),
+    openedAt: finite(f, 'openedAt'),
+    status: oneOf(f, 'status', ['open', 'resolved'] as const),
+    peakSeverity: oneOf(f, 'peakSeverity', INCIDENT_SEVERITIES),
+    patterns: new Set(patterns),
+    patternOnsets: new Map(onsets),
+    maxAnomalyScore: finite(f, 'maxAnomalyScore'),
+    lastDetectionAt: finite(f, 'lastDetectionAt'),
+    trigger: text(f, 'trigger', 1024),
+    sloAlerts: list(f, 'sloAlerts', 64).filter((a): a is string => typeof a === 'string'),
+    ...(f.resolvedAt !== undefined && { resolvedAt: finite(f, 'resolvedAt') }),
+    ...(f.cause !== undefined && { cause: optionalText(f, 'cause', 4096) }),
+    ...(f.resolution !== undefined && { resolution: optionalText(f, 'resolution', 4096) }),
+  };
+}
 
 const BASE_SEVERITY: Record<Tier, IncidentSeverity> = { critical: 'HIGH', standard: 'MEDIUM', internal: 'LOW', experimental: 'LOW' };
 
@@ -76,8 +108,9 @@ function raise(severity: IncidentSeverity): IncidentSeverity {
 
 export class IncidentTracker {
   private readonly open = new Map<string, Incident>();
-  private readonly history: Incident[] = [];
+  private history: Incident[] = [];
   private readonly ids = new IdSequence('INC');
+  private sink: StateSink = NO_SINK;
   private readonly resolveAfterMs: number;
   private readonly maxHistory: number;
   readonly changeWindowMs: number;
@@ -105,6 +138,51 @@ export class IncidentTracker {
     incident.lastDetectionAt = detection.timestamp;
     const failing = detection.patterns.includes('error_rate_spike') || detection.patterns.includes('cascade_failure');
     if (incident.maxAnomalyScore >= 0.75 || failing) incident.peakSeverity = this.raised(incident);
+    this.changed(incident);
+  }
+
+  /** Queues the incident's record (written later, in a batch, with its state then). */
+  private changed(incident: Incident): void {
+    this.sink.put(INCIDENTS_COLLECTION, incident.id, () => incidentRecord(incident));
+  }
+
+  /** Persists every change from now on, and the incidents held so far. */
+  attachStore(sink: StateSink): void {
+    this.sink = sink;
+    for (const incident of [...this.history, ...this.open.values()]) this.changed(incident);
+  }
+
+  /** Adds the incidents of previous runs; returns how many did not read back. */
+  restore(records: readonly { key: string; value: unknown }[]): number {
+    const known = new Set([...this.history, ...this.open.values()].map((i) => i.id));
+    const { read, skipped } = readAll(
+      records.filter((r) => !known.has(r.key)),
+      (r) => readIncident((r as { value: unknown }).value),
+    );
+    const past: Incident[] = [];
+    for (const incident of read) {
+      if (incident.status === 'open' && !this.open.has(incident.operation)) this.open.set(incident.operation, incident);
+      else if (incident.status === 'resolved') past.push(incident);
+      else {
+        // This run opened an incident for the operation before the store answered: the older one ends where it was.
+        this.resolveQuietly(incident, incident.lastDetectionAt);
+        past.push(incident);
+      }
+    }
+    this.history = [...past, ...this.history].sort((a, b) => (a.resolvedAt ?? 0) - (b.resolvedAt ?? 0));
+    this.trimHistory();
+    return skipped;
+  }
+
+  private resolveQuietly(incident: Incident, at: number): void {
+    incident.status = 'resolved';
+    incident.resolvedAt = at;
+    incident.resolution ??= 'superseded by a newer incident of the same operation after a restart';
+    this.changed(incident);
+  }
+
+  private trimHistory(): void {
+    while (this.history.length > this.maxHistory) this.sink.delete(INCIDENTS_COLLECTION, this.history.shift()!.id);
   }
 
   private onSloAlert(alert: SloAlert): void {
@@ -116,6 +194,7 @@ export class IncidentTracker {
     if (!incident.sloAlerts.includes(alert.sloName)) incident.sloAlerts.push(alert.sloName);
     incident.lastDetectionAt = now;
     incident.peakSeverity = this.raised(incident);
+    this.changed(incident);
   }
 
   private raised(incident: Incident): IncidentSeverity {
@@ -143,6 +222,7 @@ export class IncidentTracker {
       sloAlerts: [],
     };
     this.open.set(operation, incident);
+    this.changed(incident);
     return incident;
   }
 
@@ -153,7 +233,8 @@ export class IncidentTracker {
     incident.resolution = this.options.lastRemediation?.(incident.operation) ?? 'recovered without remediation';
     this.open.delete(incident.operation);
     this.history.push(incident);
-    if (this.history.length > this.maxHistory) this.history.shift();
+    this.changed(incident);
+    this.trimHistory();
   }
 
   /** The severity to show now: the peak, at most MEDIUM while the operation and the service are well. */

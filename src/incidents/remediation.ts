@@ -12,17 +12,24 @@
  * approvals too, goes to the audit trail, and a health snapshot is taken for
  * verify_remediation_effect. A successful one is recorded as a `remediation` change (an action
  * taken, never ranked as the cause of an incident).
+ *
+ * Persisted (docs/state.md) as the `remediation` collection: each active fallback flag
+ * (`fallback:<operation>`) and each circuit breaker an agent opened (`breaker:<name>`). At start
+ * the flags are set again and the breakers opened again (once the app registers them).
  */
 
 import type { ChangeTarget } from '../analysis/change-tracker.js';
 import type { Engine } from '../analysis/engine.js';
 import { canonicalOperationName } from '../operation-name.js';
 import { printable } from '../printable.js';
+import { NO_SINK, type StateSink } from '../store/state-sink.js';
 import type { Actor } from './actor.js';
 import { APPROVE_PREFIX, ApprovalError, type Approvals } from './approvals.js';
 import type { AuditEntry, AuditTrail } from './audit-trail.js';
 import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
 import type { Verifier } from './verification.js';
+
+export const REMEDIATION_COLLECTION = 'remediation';
 
 export interface RemediationContext {
   readonly action: string;
@@ -70,7 +77,10 @@ function canonicalActionName(name: string): string {
 
 export class Remediation {
   private readonly fallbacks = new Set<string>();
+  /** Breakers an agent opened: kept open across restarts until an agent closes them. */
+  private readonly openedBreakers = new Set<string>();
   private readonly custom = new Map<string, CustomActionDefinition>();
+  private sink: StateSink = NO_SINK;
 
   constructor(
     private readonly engine: Engine,
@@ -89,6 +99,38 @@ export class Remediation {
   /** Whether the app should serve the operation's fallback (the flag enable_fallback turns on). */
   isFallbackEnabled(operation: string): boolean {
     return this.fallbacks.has(canonicalOperationName(operation));
+  }
+
+  /** Persists every flag and breaker change from now on, and the ones set so far. */
+  attachStore(sink: StateSink): void {
+    this.sink = sink;
+    for (const operation of this.fallbacks) this.persistFallback(operation);
+    for (const breaker of this.openedBreakers) this.persistBreaker(breaker);
+  }
+
+  private persistFallback(operation: string): void {
+    if (this.fallbacks.has(operation)) this.sink.put(REMEDIATION_COLLECTION, `fallback:${operation}`, () => ({ kind: 'fallback', target: operation }));
+    else this.sink.delete(REMEDIATION_COLLECTION, `fallback:${operation}`);
+  }
+
+  private persistBreaker(name: string): void {
+    if (this.openedBreakers.has(name)) this.sink.put(REMEDIATION_COLLECTION, `breaker:${name}`, () => ({ kind: 'breaker', target: name, state: 'open' }));
+    else this.sink.delete(REMEDIATION_COLLECTION, `breaker:${name}`);
+  }
+
+  /** Sets the fallback flags and opens the breakers of a previous run again; returns how many records did not read back. */
+  restore(records: readonly { key: string; value: unknown }[]): number {
+    let skipped = 0;
+    for (const { value } of records) {
+      const record = value as { kind?: unknown; target?: unknown } | null;
+      const target = typeof record?.target === 'string' ? record.target.slice(0, 1024) : undefined;
+      if (target !== undefined && record?.kind === 'fallback') this.fallbacks.add(canonicalOperationName(target));
+      else if (target !== undefined && record?.kind === 'breaker') {
+        this.openedBreakers.add(target);
+        this.engine.circuitBreakers.forceWhenRegistered(target, 'open');
+      } else skipped++;
+    }
+    return skipped;
   }
 
   registerAction(definition: CustomActionDefinition): void {
@@ -233,14 +275,19 @@ export class Remediation {
     switch (described.kind) {
       case 'enable_fallback':
         this.fallbacks.add(target);
+        this.persistFallback(target);
         return `fallback enabled for ${target}; the app serves its fallback while isFallbackEnabled("${target}") is true`;
       case 'disable_fallback':
         this.fallbacks.delete(target);
+        this.persistFallback(target);
         return `fallback disabled for ${target}`;
       case 'open_circuit_breaker':
       case 'close_circuit_breaker': {
         const state = described.kind === 'open_circuit_breaker' ? 'open' : 'closed';
         if (!this.engine.circuitBreakers.force(target, state)) throw new Error(`no controllable circuit breaker named "${target}"`);
+        if (state === 'open') this.openedBreakers.add(target);
+        else this.openedBreakers.delete(target);
+        this.persistBreaker(target);
         return `circuit breaker ${target} ${state === 'open' ? 'opened' : 'closed'}`;
       }
       case 'reset_baseline':

@@ -8,10 +8,17 @@
  * (the oldest other sessions are evicted until the new entry fits; an entry that cannot fit even
  * then is refused first, evicting nothing). Evictions are counted. Strings are bounded by the
  * tool server (src/mcp/input-limits.ts).
+ *
+ * Persisted (docs/state.md) as the `sessions` collection, one record per session written when an
+ * entry is added; previous runs' sessions are restored before this run's, within the same bounds.
  */
 import type { Clock } from '../analysis/clock.js';
 import { recordBytes } from '../memory-size.js';
+import { fields, finite, list, oneOf, readAll, text } from '../store/record-fields.js';
+import { NO_SINK, type StateSink } from '../store/state-sink.js';
 import { IdSequence } from './id-sequence.js';
+
+export const SESSIONS_COLLECTION = 'sessions';
 
 export const SESSION_ENTRY_TYPES = ['OBSERVATION', 'DIAGNOSIS', 'ACTION', 'RECOMMENDATION'] as const;
 export type SessionEntryType = (typeof SESSION_ENTRY_TYPES)[number];
@@ -49,8 +56,34 @@ interface Stored {
   bytes: number;
 }
 
+function entryBytes(entry: Omit<SessionEntry, 'time'>): number {
+  return recordBytes(entry.type, entry.agentName, entry.role, entry.content);
+}
+
+function readStored(value: unknown, maxEntries: number): Stored {
+  const f = fields(value);
+  const id = text(f, 'id', 256);
+  const incidentId = text(f, 'incidentId', 1024);
+  const createdBy = text(f, 'createdBy', 1024);
+  const credential = text(f, 'credential', 1024);
+  const entries: SessionEntry[] = list(f, 'entries', maxEntries).map((e) => {
+    const ef = fields(e);
+    return Object.freeze({
+      time: finite(ef, 'time'),
+      type: oneOf(ef, 'type', SESSION_ENTRY_TYPES),
+      agentName: text(ef, 'agentName', 1024),
+      role: text(ef, 'role', 1024),
+      content: text(ef, 'content', 1_048_576),
+    });
+  });
+  const session: Session = { id, incidentId, created: finite(f, 'created'), createdBy, entries };
+  const bytes = recordBytes(id, incidentId, createdBy, credential) + entries.reduce((sum, e) => sum + entryBytes(e), 0);
+  return { session, credential, entries, bytes };
+}
+
 export class SessionStore {
-  private readonly sessions = new Map<string, Stored>();
+  private sessions = new Map<string, Stored>();
+  private sink: StateSink = NO_SINK;
   private readonly ids = new IdSequence('SES');
   private bytes = 0;
   /** Sessions dropped to stay within the count or byte bound. */
@@ -69,9 +102,45 @@ export class SessionStore {
     const own = [...this.sessions].filter(([, stored]) => stored.credential === credential);
     for (const [ownId] of own.slice(0, Math.max(0, own.length - this.limits.maxPerCredential + 1))) this.evict(ownId);
     this.makeRoom(bytes, this.limits.maxSessions - 1);
-    this.sessions.set(id, { session, credential, entries, bytes });
+    const stored = { session, credential, entries, bytes };
+    this.sessions.set(id, stored);
     this.bytes += bytes;
+    this.changed(stored);
     return session;
+  }
+
+  private changed(stored: Stored): void {
+    this.sink.put(SESSIONS_COLLECTION, stored.session.id, () => ({ ...stored.session, credential: stored.credential, entries: stored.entries }));
+  }
+
+  /** Persists every change from now on, and the sessions held so far. */
+  attachStore(sink: StateSink): void {
+    this.sink = sink;
+    for (const stored of this.sessions.values()) this.changed(stored);
+  }
+
+  /**
+   * Puts the sessions of previous runs (oldest first) before this run's, then applies the bounds
+   * (count, per credential, entries, bytes) as if they had been created in that order; returns
+   * how many did not read back.
+   */
+  restore(records: readonly { key: string; value: unknown }[]): number {
+    const { read, skipped } = readAll(
+      records.filter((r) => !this.sessions.has(r.key)),
+      (r) => readStored((r as { value: unknown }).value, this.limits.maxEntries),
+    );
+    const current = this.sessions;
+    this.sessions = new Map();
+    for (const stored of read) this.sessions.set(stored.session.id, stored);
+    for (const [id, stored] of current) this.sessions.set(id, stored);
+    this.bytes = 0;
+    for (const stored of this.sessions.values()) this.bytes += stored.bytes;
+    const perCredential = new Map<string, string[]>();
+    for (const [id, stored] of this.sessions) perCredential.set(stored.credential, [...(perCredential.get(stored.credential) ?? []), id]);
+    for (const ids of perCredential.values()) for (const id of ids.slice(0, Math.max(0, ids.length - this.limits.maxPerCredential))) this.evict(id);
+    const newest = [...this.sessions.keys()].at(-1);
+    this.makeRoom(0, this.limits.maxSessions, newest);
+    return skipped;
   }
 
   get(id: string): Session | undefined {
@@ -83,7 +152,7 @@ export class SessionStore {
     if (!found) return undefined;
     if (found.entries.length >= this.limits.maxEntries)
       throw new SessionFullError(`session ${id} holds the maximum of ${this.limits.maxEntries} entries (svc.limits.max-session-entries); create a new session for the incident`);
-    const bytes = recordBytes(entry.type, entry.agentName, entry.role, entry.content);
+    const bytes = entryBytes(entry);
     if (found.bytes + bytes <= this.limits.maxBytes) this.makeRoom(bytes, this.limits.maxSessions, id);
     if (this.bytes + bytes > this.limits.maxBytes)
       throw new SessionFullError(
@@ -93,6 +162,7 @@ export class SessionStore {
     found.entries.push(full);
     found.bytes += bytes;
     this.bytes += bytes;
+    this.changed(found);
     return full;
   }
 
@@ -118,5 +188,6 @@ export class SessionStore {
     this.sessions.delete(id);
     this.bytes -= stored.bytes;
     this.evicted++;
+    this.sink.delete(SESSIONS_COLLECTION, id);
   }
 }

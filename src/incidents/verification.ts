@@ -6,10 +6,17 @@
  * its p99 did not rise by more than 10 %; the service status is reported but not judged, as an
  * SLO violated earlier keeps it CRITICAL for the SLO's window. For a service-wide action (a
  * circuit breaker), effective YES when the service status is HEALTHY or better than before.
+ *
+ * Persisted (docs/state.md) as the `verifications` collection: the action, its operation and the
+ * before-snapshot. After a restart the traffic "since" is collected from the restart on.
  */
 import type { Engine } from '../analysis/engine.js';
 import type { ServiceStatus } from '../analysis/health-aggregator.js';
 import { RollingWindow } from '../analysis/rolling-window.js';
+import { fields, finite, oneOf, optionalText, readAll, text } from '../store/record-fields.js';
+import { NO_SINK, type StateSink } from '../store/state-sink.js';
+
+export const VERIFICATIONS_COLLECTION = 'verifications';
 
 export interface HealthSnapshot {
   readonly at: number;
@@ -48,6 +55,7 @@ export const SAMPLES_SINCE = 1000;
 
 export class Verifier {
   private readonly pending = new Map<string, Pending>();
+  private sink: StateSink = NO_SINK;
   /** Pending verifications dropped to keep MAX_PENDING. */
   evicted = 0;
 
@@ -65,18 +73,54 @@ export class Verifier {
 
   /** Takes the before-snapshot of an action and starts collecting the traffic after it. */
   recordBefore(action: string, operation: string | undefined): void {
+    this.track(action, operation, this.snapshotBefore(operation));
+    const { before } = this.pending.get(action)!;
+    this.sink.put(VERIFICATIONS_COLLECTION, action, () => ({ action, operation, before }));
+  }
+
+  private track(action: string, operation: string | undefined, before: HealthSnapshot): void {
     this.pending.get(action)?.stop();
+    this.pending.delete(action);
     if (this.pending.size >= MAX_PENDING) {
       const oldest = this.pending.keys().next().value!;
       this.pending.get(oldest)!.stop();
       this.pending.delete(oldest);
+      this.sink.delete(VERIFICATIONS_COLLECTION, oldest);
       this.evicted++;
     }
     const since = new RollingWindow(SAMPLES_SINCE);
     const stop = this.engine.onObservation((observed, latencyMs, isError) => {
       if (operation === undefined || observed === operation) since.add(latencyMs, isError);
     });
-    this.pending.set(action, { operation, before: this.snapshotBefore(operation), since, stop });
+    this.pending.set(action, { operation, before, since, stop });
+  }
+
+  /** Persists every verification from now on, and the ones pending so far. */
+  attachStore(sink: StateSink): void {
+    this.sink = sink;
+    for (const [action, { operation, before }] of this.pending) sink.put(VERIFICATIONS_COLLECTION, action, () => ({ action, operation, before }));
+  }
+
+  /** Takes up the pending verifications of a previous run (traffic since is counted from now); returns how many did not read back. */
+  restore(records: readonly { key: string; value: unknown }[]): number {
+    const { read, skipped } = readAll(
+      records.filter((r) => !this.pending.has(r.key)),
+      (r) => {
+        const f = fields((r as { value: unknown }).value);
+        const b = fields(f.before);
+        const before: HealthSnapshot = {
+          at: finite(b, 'at'),
+          status: oneOf(b, 'status', ['HEALTHY', 'DEGRADED', 'CRITICAL'] as const),
+          requestCount: finite(b, 'requestCount'),
+          errorRate: finite(b, 'errorRate'),
+          p50: finite(b, 'p50'),
+          p99: finite(b, 'p99'),
+        };
+        return { action: text(f, 'action', 4096), operation: optionalText(f, 'operation', 1024), before };
+      },
+    );
+    for (const { action, operation, before } of read) this.track(action, operation, before);
+    return skipped;
   }
 
   verify(action: string): Verification {

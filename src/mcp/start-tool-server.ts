@@ -14,6 +14,8 @@ import { SessionStore } from '../incidents/session-store.js';
 import { Verifier } from '../incidents/verification.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { runtime } from '../runtime.js';
+import { attachState, restoreState } from '../state-persistence.js';
+import type { OpenedState } from '../store/open-state.js';
 import { Authenticator } from './authenticator.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
 import { Roles } from './roles.js';
@@ -23,8 +25,8 @@ import type { ToolServices } from './tool-services.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** The services tools act on, built from configuration. */
-export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): ToolServices {
+/** The services tools act on, built from configuration; with `state`, what they hold goes to the state store. */
+export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, state?: OpenedState): ToolServices {
   const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
   const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
   const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'));
@@ -51,17 +53,33 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     maxEntries: config.get('limits.max-session-entries'),
     maxBytes: config.get('limits.max-session-bytes'),
   });
-  return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes'), agents: runtime().agents, frontend: runtime().frontend };
+  if (state) attachState(state, { changes: engine.changes, audit, sessions, incidents, remediation, verifier });
+  return {
+    engine,
+    metadata,
+    incidents,
+    remediation,
+    audit,
+    sessions,
+    verifier,
+    maxOutputBytes: config.get('mcp.max-output-bytes'),
+    agents: runtime().agents,
+    frontend: runtime().frontend,
+    ...(state && { store: () => state.writer.status() }),
+  };
 }
 
-export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): Promise<ToolServer> {
+export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, persisted?: OpenedState): Promise<ToolServer> {
   // The same check as start-up's and svc check's: a refused setting never reaches the constructors.
   const refused = toolServerProblems(config).filter((p) => p.level === 'error');
   if (refused.length) throw new ToolServerError(`the tool server is not started: ${refused.map((p) => `${p.key}: ${p.message.replace(`; ${NOT_STARTED}`, '')}`).join('; ')}`);
   const state = runtime();
-  const services = toolServices(config, engine, metadata);
+  const report = (line: string): void => void process.stderr.write(`svc: ${line}\n`);
+  const services = toolServices(config, engine, metadata, persisted);
   for (const action of state.pendingActions.splice(0)) services.remediation.registerAction(action);
   state.remediation = services.remediation;
+  // The previous run's state is in place before the first agent can ask (bounded by svc.store.timeout).
+  if (persisted) await restoreState(persisted, { ...services, changes: engine.changes }, config.get<number>('store.timeout'), report);
   for (const tool of BUILT_IN_TOOLS) if (!state.tools.get(tool.name)) state.tools.register(tool);
   const roles = Roles.fromConfig(config);
   const server = new ToolServer({

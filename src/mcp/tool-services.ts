@@ -8,6 +8,7 @@ import type { Remediation } from '../incidents/remediation.js';
 import type { SessionStore } from '../incidents/session-store.js';
 import type { Verifier } from '../incidents/verification.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
+import type { StoreStatus } from '../store/state-writer.js';
 
 export interface ToolServices {
   readonly engine: Engine;
@@ -23,4 +24,6 @@ export interface ToolServices {
   readonly agents?: AgentActivity;
   /** Browser telemetry, when svc.frontend.enabled; undefined otherwise. */
   readonly frontend?: FrontendTelemetry;
+  /** The state store's status (get_service_health notes a degraded one); absent: state is not persisted. */
+  readonly store?: () => StoreStatus;
 }

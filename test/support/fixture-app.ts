@@ -51,6 +51,8 @@ export async function startFixture(options: FixtureOptions): Promise<FixtureApp>
     OTEL_BSP_SCHEDULE_DELAY: '100',
     OTEL_BLRP_SCHEDULE_DELAY: '100',
     SVC_MCP_PORT: '0',
+    // Fixtures share the repository as working directory: each keeps its state in memory unless a test gives a store.
+    SVC_STORE_URL: 'memory:',
     ...options.env,
   };
   const child = spawn(process.execPath, ['--import', join(ROOT, 'register.mjs'), options.script, ...(options.args ?? [])], {

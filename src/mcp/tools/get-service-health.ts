@@ -18,6 +18,9 @@
  * invocations, failures, guardrail trips (by guardrail), steps per invocation p50/p99 and cost, over
  * the last 60 minutes; agents with trips or failures first, then by trips, failures, invocations.
  *
+ * STATE STORE, a last line only when the state store is degraded, fell back to memory, did not
+ * load the previous run's state or dropped writes (store-note.ts); `store` in JSON, the same text.
+ *
  * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
  * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos[, agents] },
  *   nextPage: string | null, reasons: string[],
@@ -41,6 +44,7 @@ import { callFor, cutField, maxOutputBytes, PAGE, type PageRequest, pageArgument
 import { blocks, columns, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
 import { FORMAT, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
 import { formatArgument } from './operation-argument.js';
+import { storeNote } from './store-note.js';
 import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloKind, slosWorstFirst } from './worst-first.js';
 
 /** Columns are padded to at most this width, so one long name does not widen every line. */
@@ -74,8 +78,13 @@ export const getServiceHealth: ToolDefinition = {
     const windowMs = services.engine.dependencyHealth.windowMs;
     const coldStartOf = (operation: string) => services.engine.coldStartOf(operation);
     const agents = [...(services.agents?.summaries() ?? [])].sort(agentsWorstFirst);
-    if (format === 'text') return textResult(healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf, agents));
+    const note = storeNote(services.store?.());
+    if (format === 'text') {
+      const text = healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf, agents);
+      return textResult(note ? `${text}\n\n${note}` : text);
+    }
     const json = healthJson(request, summary, operations, dependencies, slos, windowMs, coldStartOf, agents);
+    if (note) (json as Record<string, unknown>).store = note;
     return textResult(JSON.stringify(json, null, 2), json);
   },
 };

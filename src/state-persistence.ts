@@ -1,0 +1,114 @@
+/**
+ * Wires the stores that hold state in memory to the state store (docs/state.md): each gets the
+ * state writer as its sink, then the records of previous runs are loaded into it. The retention
+ * of each collection in the store is the bound it has in memory.
+ */
+import type { ChangeTracker } from './analysis/change-tracker.js';
+import { CHANGES_COLLECTION } from './analysis/change-tracker.js';
+import type { ResolvedConfig } from './config/resolved-config.js';
+import { AUDIT_COLLECTION, type AuditTrail } from './incidents/audit-trail.js';
+import { INCIDENTS_COLLECTION, type IncidentTracker } from './incidents/incident-tracker.js';
+import { REMEDIATION_COLLECTION, type Remediation } from './incidents/remediation.js';
+import { SESSIONS_COLLECTION, type SessionStore } from './incidents/session-store.js';
+import { MAX_PENDING, VERIFICATIONS_COLLECTION, type Verifier } from './incidents/verification.js';
+import type { OpenedState } from './store/open-state.js';
+import { type OpenStateOptions, openState } from './store/open-state.js';
+
+export interface PersistedParts {
+  readonly changes?: ChangeTracker;
+  readonly audit?: AuditTrail;
+  readonly sessions?: SessionStore;
+  readonly incidents?: IncidentTracker;
+  readonly remediation?: Remediation;
+  readonly verifier?: Verifier;
+}
+
+interface Restorable {
+  attachStore(sink: OpenedState['writer']): void;
+  restore(records: readonly { key: string; value: unknown }[]): number;
+}
+
+/** Records kept per collection: the in-memory bounds of svc.limits.* (incidents: history plus one open per operation). */
+export function retentionFromConfig(config: ResolvedConfig): Record<string, number> {
+  return {
+    [AUDIT_COLLECTION]: config.get<number>('limits.max-audit-entries'),
+    [CHANGES_COLLECTION]: config.get<number>('limits.max-changes'),
+    [INCIDENTS_COLLECTION]: config.get<number>('limits.max-incidents') + config.get<number>('limits.max-operations'),
+    [SESSIONS_COLLECTION]: config.get<number>('limits.max-sessions'),
+    [REMEDIATION_COLLECTION]: 2 * config.get<number>('limits.max-operations') + 2 * config.get<number>('limits.max-dependencies'),
+    [VERIFICATIONS_COLLECTION]: MAX_PENDING,
+  };
+}
+
+/** `svc.store.*` as the options of openState. */
+export function openStateFromConfig(config: ResolvedConfig, namespace: string, cwd: string, report: (line: string) => void): OpenedState {
+  const options: OpenStateOptions = {
+    url: config.get<string>('store.url'),
+    password: config.get<string | undefined>('store.password'),
+    namespace,
+    cwd,
+    flushIntervalMs: config.get<number>('store.flush-interval'),
+    batchSize: config.get<number>('store.batch-size'),
+    timeoutMs: config.get<number>('store.timeout'),
+    maxPending: config.get<number>('store.max-pending'),
+    retention: retentionFromConfig(config),
+    report,
+  };
+  return openState(options);
+}
+
+function partsByCollection(parts: PersistedParts): [string, Restorable][] {
+  const all: [string, Restorable | undefined][] = [
+    [CHANGES_COLLECTION, parts.changes],
+    [AUDIT_COLLECTION, parts.audit],
+    [SESSIONS_COLLECTION, parts.sessions],
+    [INCIDENTS_COLLECTION, parts.incidents],
+    [REMEDIATION_COLLECTION, parts.remediation],
+    [VERIFICATIONS_COLLECTION, parts.verifier],
+  ];
+  return all.filter((entry): entry is [string, Restorable] => entry[1] !== undefined);
+}
+
+/** From now on every change of these parts goes to the store; `memory:` keeps no second copy of what the parts hold. */
+export function attachState(state: OpenedState, parts: PersistedParts): void {
+  if (state.writer.store.kind === 'memory') return;
+  for (const [, part] of partsByCollection(parts)) part.attachStore(state.writer);
+}
+
+/**
+ * Loads the previous runs' records into the parts, within `timeoutMs` in all. Never rejects: a
+ * store that cannot be read leaves svc on its local state, which status() then says.
+ */
+export async function restoreState(state: OpenedState, parts: PersistedParts, timeoutMs: number, report: (line: string) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const ready = await Promise.race([state.ready, timeout]);
+    if (ready !== true) return;
+    const loaded: [Restorable, { key: string; value: unknown }[]][] = [];
+    let unreadable = 0;
+    for (const [collection, part] of partsByCollection(parts)) {
+      const records = await Promise.race([state.writer.store.load(collection), timeout]);
+      if (records === 'timeout') throw new Error(`no answer within ${timeoutMs} ms`);
+      const parsed: { key: string; value: unknown }[] = [];
+      for (const { key, value } of records) {
+        try {
+          parsed.push({ key, value: JSON.parse(value) });
+        } catch {
+          unreadable++;
+        }
+      }
+      loaded.push([part, parsed]);
+    }
+    // Every collection was read before any is applied: a store that fails half way changes nothing.
+    for (const [part, records] of loaded) unreadable += part.restore(records);
+    state.writer.restored = true;
+    if (unreadable) report(`state store ${state.writer.store.description}: ${unreadable} records did not read back and were skipped`);
+  } catch (error) {
+    state.writer.markDegraded(error);
+  } finally {
+    clearTimeout(timer);
+  }
+}

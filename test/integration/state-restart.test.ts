@@ -1,0 +1,101 @@
+/**
+ * State survives a restart (docs/state.md): a real app under the preload with the default
+ * embedded store (a real SQLite file), a real fault, agents acting through the MCP tools; the
+ * app is stopped and started again on the same store, and the tools show what was there.
+ */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, expect, it } from 'vitest';
+import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
+import { tempDir } from '../support/temp-dir.js';
+
+let app: FixtureApp | undefined;
+const clients: Client[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+  await app?.stop();
+});
+
+type Call = (tool: string, args?: Record<string, string>) => Promise<CallToolResult & { text: string }>;
+
+async function agent(url: string, token: string, name: string): Promise<Call> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-agent-name': name } } }));
+  clients.push(client);
+  return async (tool, args = {}) => {
+    const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+    return { ...result, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
+  };
+}
+
+async function toolUrl(fixture: FixtureApp): Promise<string> {
+  await expect.poll(() => /MCP tool server listening at (\S+)/.exec(fixture.stderr())?.[1], { timeout: 10_000 }).toBeTruthy();
+  return /MCP tool server listening at (\S+)/.exec(fixture.stderr())![1]!;
+}
+
+it('keeps incidents, sessions, the audit trail, changes, fallback flags, breaker overrides and pending verifications across a restart', async () => {
+  const store = join(tempDir(), 'state.db');
+  const inventoryPort = await freePort();
+  const start = () =>
+    startFixture({
+      script: 'app.mjs',
+      cwd: join(ROOT, 'fixtures', 'orders-service'),
+      env: { OTEL_SERVICE_NAME: 'orders-service', SVC_STORE_URL: `sqlite:${store}`, SVC_MCP_VERIFICATION_DELAY: '10m', INVENTORY_PORT: String(inventoryPort), SVC_PATTERNS_WINDOW: '6s' },
+      args: [`-Dsvc.dependencies[0].health-endpoint=http://127.0.0.1:${inventoryPort}/health`],
+    });
+  app = await start();
+  let url = await toolUrl(app);
+  const fire = async (count: number) => {
+    const bodies: string[] = [];
+    for (let i = 0; i < count; i++) bodies.push(`${(await app!.get(`/orders/${i}`)).status} ${await (await app!.get(`/orders/${i}`)).text()}`);
+    return bodies;
+  };
+  await fire(30);
+  await app.get('/__fault', { method: 'POST', body: '{"inventory":"fail"}' });
+  for (const until = Date.now() + 7500; Date.now() < until; ) {
+    await fire(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const operation = 'GET /orders/{id}';
+  let ops = await agent(url, 'ops-demo-token', 'ops-agent');
+  let alice = await agent(url, 'approver-demo-token', 'alice');
+  const context = await ops('get_incident_context', { operation_name: operation });
+  const incidentId = /INCIDENT (INC-\d{8}-[0-9a-z]{5}-\d{4})/.exec(context.text)?.[1];
+  expect(incidentId, context.text).toBeDefined();
+  const sessionId = ((await ops('create_session', { incident_id: incidentId! })).structuredContent as { sessionId: string }).sessionId;
+  await ops('add_session_entry', { session_id: sessionId, type: 'DIAGNOSIS', content: 'inventory-service fails; fallback before restart' });
+  expect((await ops('execute_remediation', { action_name: `enable_fallback:${operation}`, reason: 'serve cached stock' })).isError).toBeFalsy();
+  expect((await alice('execute_remediation', { action_name: 'open_circuit_breaker:inventory-breaker', reason: 'stop calling a failing inventory' })).isError).toBeFalsy();
+  expect((await fire(1))[0]).toContain('cached');
+
+  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+  await app.stop();
+
+  app = await start();
+  url = await toolUrl(app);
+  ops = await agent(url, 'ops-demo-token', 'ops-agent');
+  alice = await agent(url, 'approver-demo-token', 'alice');
+  // The fallback flag is set again before the app serves its first request after the store answered.
+  expect((await fire(1))[0]).toContain('cached');
+
+  const after = await ops('get_incident_context', { operation_name: operation });
+  expect(after.text).toContain(incidentId!);
+  // The change history: this start's deployment, the previous one's and the remediations before the restart.
+  expect(after.text).toContain(`enable_fallback:${operation} by ops-bot`);
+  const session = await ops('get_session', { session_id: sessionId });
+  expect(session.text).toContain('fallback before restart');
+  const actions = await ops('get_recent_agent_actions');
+  expect(actions.text).toContain(`enable_fallback:${operation}`);
+  expect(actions.text).toContain('open_circuit_breaker:inventory-breaker');
+  const listed = await ops('list_remediation_actions', { operation_name: operation });
+  expect(listed.text).toContain(`disable_fallback:${operation}`);
+  expect(listed.text).toContain('close_circuit_breaker:inventory-breaker');
+  const verification = await ops('verify_remediation_effect', { action_name: `enable_fallback:${operation}` });
+  // Pending, not forgotten: the before-snapshot survived and the 10 minutes run from the execution.
+  expect(verification.text).toContain('Too early to verify');
+  expect(verification.text).not.toContain('no execution');
+  const health = await ops('get_service_health');
+  expect(health.text).not.toContain('STATE STORE');
+}, 60_000);
