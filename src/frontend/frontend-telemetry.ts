@@ -13,7 +13,7 @@ import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Clock } from '../analysis/clock.js';
 import { OPERATION } from '../attribute-names.js';
 import { FRONTEND, FRONTEND_ANOMALY, FRONTEND_ANOMALY_PATTERNS, FRONTEND_EVENT, type FrontendSpanKind } from './attribute-names.js';
-import type { AttributeValue, DecodedSpan, SpanAttributes } from './otlp-traces.js';
+import { type AttributeValue, cut, type DecodedSpan, type SpanAttributes } from './otlp-traces.js';
 import { EvictingMap, RecentRecords } from './recent-records.js';
 
 /** The window the tools report on: the spec's "last 15 minutes". */
@@ -24,6 +24,32 @@ export const MIN_SAMPLES = 5;
 const MAX_JOURNEYS = 100;
 /** Distinct app names (service.name of browser Resources) remembered. */
 const MAX_APPS = 20;
+
+/**
+ * What svc keeps of the text browsers send (characters; longer is cut, and copied so no longer
+ * string is kept behind it), and what one retained item costs at most with every string at its
+ * longest in two-byte characters (measured by test/frontend/hostile-memory.test.ts).
+ */
+export const FRONTEND_MEMORY = {
+  /** Routes, app and journey names, decision fields. */
+  textChars: 200,
+  /** Session ids (the SDK's are 32 hex characters). */
+  sessionChars: 64,
+  /** A page load, API call, anomaly or journey outcome. */
+  recordBytes: 1280,
+  /** A backend span linked (kept by parent span id and by trace id). */
+  linkBytes: 512,
+  sessionBytes: 384,
+  routeBytes: 6144,
+  /** Apps, journeys, spans per second. */
+  fixedBytes: 1024 * 1024,
+} as const;
+
+/** The most the frontend telemetry holds with these limits, whatever browsers send. */
+export function frontendMemoryBound(limits: { maxRecords: number; maxRoutes: number; maxSessions: number }): number {
+  const m = FRONTEND_MEMORY;
+  return 4 * limits.maxRecords * m.recordBytes + limits.maxRecords * m.linkBytes + limits.maxSessions * m.sessionBytes + limits.maxRoutes * m.routeBytes + m.fixedBytes;
+}
 
 export interface FrontendTelemetryOptions {
   readonly clock: Clock;
@@ -150,8 +176,8 @@ export interface FrontendSummary {
   readonly sessionsCapped: boolean;
 }
 
-function text(value: AttributeValue | undefined): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+function text(value: AttributeValue | undefined, max: number = FRONTEND_MEMORY.textChars): string | undefined {
+  return typeof value === 'string' && value !== '' ? cut(value, max) : undefined;
 }
 
 function num(value: AttributeValue | undefined): number | undefined {
@@ -163,7 +189,8 @@ function bool(value: AttributeValue | undefined): boolean | undefined {
 }
 
 const SPAN_KINDS = new Set<string>(['page_load', 'route_change', 'api_call', 'interaction', 'error', 'web_vitals']);
-const ANOMALY_PATTERNS = new Set<string>(FRONTEND_ANOMALY_PATTERNS);
+/** The pattern names, so records keep these strings rather than the ones received. */
+const ANOMALY_PATTERNS = new Map<string, string>(FRONTEND_ANOMALY_PATTERNS.map((p) => [p, p]));
 const OTLP_CLIENT = 3;
 
 /** The SDK's own marker, else what a plain OpenTelemetry web SDK sends (documentLoad, fetch/XHR client spans). */
@@ -227,7 +254,7 @@ export class FrontendTelemetry {
   private ingestSpan(span: DecodedSpan, at: number): void {
     const a = span.attributes;
     const app = this.noteApp(span.resource);
-    const session = text(a[FRONTEND.session]) ?? '';
+    const session = text(a[FRONTEND.session], FRONTEND_MEMORY.sessionChars) ?? '';
     const route = text(a[FRONTEND.route]) ?? '(no route)';
     if (session) this.sessions.set(session, at);
     if (text(a[FRONTEND.route])) this.noteRoute(app, route, a);
@@ -246,9 +273,9 @@ export class FrontendTelemetry {
     for (const event of span.events) {
       const e = event.attributes;
       if (event.name === FRONTEND_EVENT.anomaly) {
-        const pattern = text(e[FRONTEND_ANOMALY.pattern]);
+        const pattern = ANOMALY_PATTERNS.get(text(e[FRONTEND_ANOMALY.pattern]) ?? '');
         // A journey drop-off names the step left, which is not the route the user went to.
-        if (pattern && ANOMALY_PATTERNS.has(pattern)) this.anomalies.push({ at, app, route: text(e[FRONTEND.route]) ?? route, pattern, session });
+        if (pattern) this.anomalies.push({ at, app, route: text(e[FRONTEND.route]) ?? route, pattern, session });
       } else if (event.name === FRONTEND_EVENT.journey) {
         const name = text(e[FRONTEND.journeyName]);
         if (!name) continue;
@@ -265,12 +292,13 @@ export class FrontendTelemetry {
     const name = text(resource['service.name']) ?? 'unknown app';
     if (!this.apps.has(name)) this.apps.set(name, { name });
     const app = this.apps.get(name)!;
+    // Records keep the app's own name string, one per app.
     app.version = text(resource['service.version']) ?? app.version;
     app.environment = text(resource['deployment.environment.name']) ?? app.environment;
     app.team = text(resource['svc.topology.team']) ?? app.team;
     app.domain = text(resource['svc.topology.domain']) ?? app.domain;
     app.samplingRate = num(resource[FRONTEND.samplingRate]) ?? app.samplingRate;
-    return name;
+    return app.name;
   }
 
   private noteRoute(app: string, route: string, a: SpanAttributes): void {

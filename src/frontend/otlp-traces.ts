@@ -59,8 +59,12 @@ export class OtlpDecodeError extends Error {}
 const HEX_TRACE_ID = /^[0-9a-f]{32}$/i;
 const HEX_SPAN_ID = /^[0-9a-f]{16}$/i;
 
-function cut(text: string): string {
-  return text.length > OTLP_LIMITS.stringChars ? text.slice(0, OTLP_LIMITS.stringChars) : text;
+/**
+ * `text` cut to OTLP_LIMITS.stringChars. A cut string is copied: V8's `slice` of a long string
+ * points into it, so keeping 1024 characters of a megabyte string would keep the megabyte.
+ */
+export function cut(text: string, max: number = OTLP_LIMITS.stringChars): string {
+  return text.length > max ? Buffer.from(text.slice(0, max), 'utf8').toString('utf8') : text;
 }
 
 // ---------------------------------------------------------------------------------------------
