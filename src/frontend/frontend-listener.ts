@@ -31,6 +31,9 @@ export interface FrontendListenerOptions {
   readonly rateLimitPerMinute: number;
   readonly telemetry: FrontendTelemetry;
   readonly now?: () => number;
+  /** For tests: how long a connection may take to send a request's headers, and a whole request. */
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
 }
 
 export const TRACES_PATH = '/v1/traces';
@@ -38,6 +41,13 @@ export const TRACES_PATH = '/v1/traces';
 export const MAX_CONNECTIONS = 512;
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
+/** How often those timeouts are checked (Node's default, 30 s, let a slow sender hold a connection 40 s, not 10). */
+const TIMEOUT_CHECK_MS = 1000;
+/**
+ * Request bodies read at once, in units of max-body-bytes: what all open connections together can
+ * make svc buffer (512 connections each sending a whole body would be 512 of them). Beyond it: 503.
+ */
+export const MAX_BUFFERED_BODIES = 16;
 /** How long a browser may cache a preflight answer. */
 const PREFLIGHT_MAX_AGE_S = 600;
 
@@ -70,6 +80,8 @@ export class FrontendListener {
   /** Requests refused, by status code: for tests and `svc` diagnostics. */
   readonly refused = new Map<number, number>();
   accepted = 0;
+  /** Bytes of request bodies (compressed and decompressed) held right now, at most MAX_BUFFERED_BODIES x max-body-bytes. */
+  bufferedBytes = 0;
 
   constructor(private readonly options: FrontendListenerOptions) {
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
@@ -86,7 +98,10 @@ export class FrontendListener {
   }
 
   async start(): Promise<string> {
-    const http = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+    const headersTimeout = this.options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+    const requestTimeout = this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    const checkEvery = Math.min(TIMEOUT_CHECK_MS, Math.ceil(headersTimeout / 4));
+    const http = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval: checkEvery }, (req, res) => {
       this.handle(req, res).catch((error: unknown) => {
         reportError('frontend listener request', error);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error' }));
@@ -128,6 +143,7 @@ export class FrontendListener {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const origin = req.headers.origin;
+    const held = { bytes: 0 };
     try {
       const path = (req.url ?? '').split('?')[0];
       if (path !== TRACES_PATH) throw new HttpError(404, `not found: browser telemetry is received at POST ${TRACES_PATH}`);
@@ -145,7 +161,8 @@ export class FrontendListener {
         return;
       }
       if (req.method !== 'POST') throw new HttpError(405, `method ${printable(req.method ?? '', 20)} not allowed: send POST ${TRACES_PATH}`, { allow: 'POST, OPTIONS' });
-      const retryAfter = this.limiter.take(origin ?? `address:${req.socket.remoteAddress ?? ''}`);
+      // Origins are compared without case, so they are counted without case: HTTP://SHOP... is the same origin.
+      const retryAfter = this.limiter.take(origin?.toLowerCase() ?? `address:${req.socket.remoteAddress ?? ''}`);
       if (retryAfter > 0)
         throw new HttpError(429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute for this origin exceeded (svc.frontend.rate-limit-per-minute); retry in ${retryAfter}s`, {
           'retry-after': String(retryAfter),
@@ -154,7 +171,7 @@ export class FrontendListener {
       if (!format) throw new HttpError(415, `content-type "${printable(req.headers['content-type'] ?? '', 100)}" is not accepted: send application/json or application/x-protobuf (OTLP/HTTP)`);
       const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
       if (encoding !== 'identity' && encoding !== 'gzip') throw new HttpError(415, `content-encoding "${printable(encoding, 50)}" is not accepted: send gzip or no encoding`);
-      const body = await this.readBody(req, encoding === 'gzip');
+      const body = await this.readBody(req, encoding === 'gzip', held);
       const spans = this.decode(body, format);
       this.options.telemetry.ingest(spans);
       this.accepted++;
@@ -169,6 +186,8 @@ export class FrontendListener {
       const allowed = origin !== undefined && this.origins.has(origin.toLowerCase());
       res.writeHead(error.status, { ...(allowed ? this.corsHeaders(origin) : {}), ...error.headers, ...close, 'content-type': 'application/json' }).end(JSON.stringify({ error: error.message }));
       if (!req.complete) req.resume();
+    } finally {
+      this.bufferedBytes -= held.bytes;
     }
   }
 
@@ -183,7 +202,16 @@ export class FrontendListener {
     }
   }
 
-  private readBody(req: IncomingMessage, gzipped: boolean): Promise<Buffer> {
+  /** Holds `bytes` more of body for this request (released when it is answered), or refuses with 503 when all requests together would hold more than the budget. */
+  private hold(held: { bytes: number }, bytes: number): void {
+    const budget = MAX_BUFFERED_BODIES * this.options.maxBodyBytes;
+    if (this.bufferedBytes + bytes > budget)
+      throw new HttpError(503, `busy: request bodies being read already hold ${budget} bytes (${MAX_BUFFERED_BODIES} x svc.frontend.max-body-bytes); retry in 1s`, { 'retry-after': '1' });
+    this.bufferedBytes += bytes;
+    held.bytes += bytes;
+  }
+
+  private readBody(req: IncomingMessage, gzipped: boolean, held: { bytes: number }): Promise<Buffer> {
     const max = this.options.maxBodyBytes;
     const tooLarge = (): HttpError => new HttpError(413, `body larger than ${max} bytes (svc.frontend.max-body-bytes); send smaller batches`);
     const declared = Number(req.headers['content-length']);
@@ -200,18 +228,38 @@ export class FrontendListener {
           reject(tooLarge());
           return;
         }
+        try {
+          this.hold(held, chunk.length);
+        } catch (error) {
+          failed = true;
+          reject(error);
+          return;
+        }
         chunks.push(chunk);
       });
       req.on('error', (error) => {
         if (!failed) reject(new HttpError(400, `request body could not be read: ${error.message}`));
         failed = true;
       });
+      // A sender that goes away mid-body: the request is over, and what it held is released.
+      req.on('close', () => {
+        if (!failed && !req.complete) reject(new HttpError(400, 'request ended before its body did'));
+        failed = true;
+      });
       req.on('end', () => {
         if (failed) return;
+        failed = true;
         const body = Buffer.concat(chunks);
         if (!gzipped) return resolve(body);
         gunzip(body, { maxOutputLength: max }, (error, out) => {
-          if (!error) return resolve(out);
+          if (!error) {
+            try {
+              this.hold(held, out.length);
+            } catch (busy) {
+              return reject(busy);
+            }
+            return resolve(out);
+          }
           const code = (error as NodeJS.ErrnoException).code;
           reject(code === 'ERR_BUFFER_TOO_LARGE' ? new HttpError(413, `decompressed body larger than ${max} bytes (svc.frontend.max-body-bytes)`) : new HttpError(400, 'body is not valid gzip'));
         });

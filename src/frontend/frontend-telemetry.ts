@@ -13,17 +13,52 @@ import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Clock } from '../analysis/clock.js';
 import { OPERATION } from '../attribute-names.js';
 import { FRONTEND, FRONTEND_ANOMALY, FRONTEND_ANOMALY_PATTERNS, FRONTEND_EVENT, type FrontendSpanKind } from './attribute-names.js';
-import type { AttributeValue, DecodedSpan, SpanAttributes } from './otlp-traces.js';
+import { type AttributeValue, cut, type DecodedSpan, type SpanAttributes } from './otlp-traces.js';
 import { EvictingMap, RecentRecords } from './recent-records.js';
 
 /** The window the tools report on: the spec's "last 15 minutes". */
 export const WINDOW_MS = 15 * 60_000;
 /** Fewest samples a P50 or a completion rate is shown from; below it the tools say "insufficient data". */
 export const MIN_SAMPLES = 5;
+/**
+ * The longest page load or API call duration recorded: a span outside 0 to this (no start time,
+ * a browser clock jump, a forged value) is not a sample, so it cannot move a P50.
+ */
+export const MAX_DURATION_MS = 10 * 60_000;
+/** The longest journey duration recorded. */
+const MAX_JOURNEY_MS = 24 * 60 * 60_000;
+/** The SDK allows 50 steps a journey. */
+const MAX_JOURNEY_STEPS = 50;
 /** Journeys whose baselines are remembered. */
 const MAX_JOURNEYS = 100;
 /** Distinct app names (service.name of browser Resources) remembered. */
 const MAX_APPS = 20;
+
+/**
+ * What svc keeps of the text browsers send (characters; longer is cut, and copied so no longer
+ * string is kept behind it), and what one retained item costs at most with every string at its
+ * longest in two-byte characters (measured by test/frontend/hostile-memory.test.ts).
+ */
+export const FRONTEND_MEMORY = {
+  /** Routes, app and journey names, decision fields. */
+  textChars: 200,
+  /** Session ids (the SDK's are 32 hex characters). */
+  sessionChars: 64,
+  /** A page load, API call, anomaly or journey outcome. */
+  recordBytes: 1280,
+  /** A backend span linked (kept by parent span id and by trace id), and a recorded span's ids (duplicates are not counted). */
+  linkBytes: 640,
+  sessionBytes: 384,
+  routeBytes: 6144,
+  /** Apps, journeys, spans per second. */
+  fixedBytes: 1024 * 1024,
+} as const;
+
+/** The most the frontend telemetry holds with these limits, whatever browsers send. */
+export function frontendMemoryBound(limits: { maxRecords: number; maxRoutes: number; maxSessions: number }): number {
+  const m = FRONTEND_MEMORY;
+  return 4 * limits.maxRecords * m.recordBytes + limits.maxRecords * m.linkBytes + limits.maxSessions * m.sessionBytes + limits.maxRoutes * m.routeBytes + m.fixedBytes;
+}
 
 export interface FrontendTelemetryOptions {
   readonly clock: Clock;
@@ -150,12 +185,23 @@ export interface FrontendSummary {
   readonly sessionsCapped: boolean;
 }
 
-function text(value: AttributeValue | undefined): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+function text(value: AttributeValue | undefined, max: number = FRONTEND_MEMORY.textChars): string | undefined {
+  return typeof value === 'string' && value !== '' ? cut(value, max) : undefined;
 }
 
 function num(value: AttributeValue | undefined): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** A duration, baseline or count: a finite number from `min` to `max`, else nothing. */
+function within(value: AttributeValue | undefined, min: number, max: number): number | undefined {
+  const n = num(value);
+  return n !== undefined && n >= min && n <= max ? n : undefined;
+}
+
+/** A span's own duration, when both its times are set and it lasted 0 to MAX_DURATION_MS. */
+function spanDuration(span: DecodedSpan): number | undefined {
+  return span.startMs > 0 && span.endMs > 0 ? within(span.endMs - span.startMs, 0, MAX_DURATION_MS) : undefined;
 }
 
 function bool(value: AttributeValue | undefined): boolean | undefined {
@@ -163,7 +209,8 @@ function bool(value: AttributeValue | undefined): boolean | undefined {
 }
 
 const SPAN_KINDS = new Set<string>(['page_load', 'route_change', 'api_call', 'interaction', 'error', 'web_vitals']);
-const ANOMALY_PATTERNS = new Set<string>(FRONTEND_ANOMALY_PATTERNS);
+/** The pattern names, so records keep these strings rather than the ones received. */
+const ANOMALY_PATTERNS = new Map<string, string>(FRONTEND_ANOMALY_PATTERNS.map((p) => [p, p]));
 const OTLP_CLIENT = 3;
 
 /** The SDK's own marker, else what a plain OpenTelemetry web SDK sends (documentLoad, fetch/XHR client spans). */
@@ -195,6 +242,8 @@ export class FrontendTelemetry {
   private readonly journeyBaselines = new EvictingMap<string, { completionRate?: number; avgDurationS?: number }>(MAX_JOURNEYS);
   private readonly apps = new EvictingMap<string, AppInfo>(MAX_APPS);
   private readonly sessions: EvictingMap<string, number>;
+  /** Trace and span ids of the page loads and API calls recorded: an exporter's retry (or a replay) is not counted twice. */
+  private readonly recorded: EvictingMap<string, true>;
   /** Spans received per second (epoch second to count), the last WINDOW_MS of them: at most 900 entries. */
   private readonly spansPerSecond = new Map<number, number>();
   spansReceived = 0;
@@ -211,6 +260,7 @@ export class FrontendTelemetry {
     this.linksByTrace = new EvictingMap(options.maxRecords);
     this.routes = new EvictingMap(options.maxRoutes);
     this.sessions = new EvictingMap(options.maxSessions);
+    this.recorded = new EvictingMap(options.maxRecords);
   }
 
   /** Takes the spans of one accepted request. */
@@ -225,37 +275,50 @@ export class FrontendTelemetry {
   }
 
   private ingestSpan(span: DecodedSpan, at: number): void {
+    const id = span.traceId + span.spanId;
+    if (this.recorded.has(id)) return;
+    this.recorded.set(id, true);
     const a = span.attributes;
     const app = this.noteApp(span.resource);
-    const session = text(a[FRONTEND.session]) ?? '';
+    const session = text(a[FRONTEND.session], FRONTEND_MEMORY.sessionChars) ?? '';
     const route = text(a[FRONTEND.route]) ?? '(no route)';
     if (session) this.sessions.set(session, at);
     if (text(a[FRONTEND.route])) this.noteRoute(app, route, a);
     switch (spanKindOf(span)) {
       case 'page_load': {
-        const durationMs = num(a[FRONTEND.pageLoadMs]) ?? span.endMs - span.startMs;
-        if (durationMs >= 0) this.pageLoads.push({ at, app, route, durationMs, session });
+        const durationMs = a[FRONTEND.pageLoadMs] === undefined ? spanDuration(span) : within(a[FRONTEND.pageLoadMs], 0, MAX_DURATION_MS);
+        if (durationMs !== undefined) this.pageLoads.push({ at, app, route, durationMs, session });
         break;
       }
-      case 'api_call':
-        this.apiCalls.push({ at, app, route, traceId: span.traceId, spanId: span.spanId, durationMs: Math.max(0, span.endMs - span.startMs), failed: span.statusCode === 2, session });
+      case 'api_call': {
+        const durationMs = spanDuration(span);
+        if (durationMs !== undefined) this.apiCalls.push({ at, app, route, traceId: span.traceId, spanId: span.spanId, durationMs, failed: span.statusCode === 2, session });
         break;
+      }
       default:
         break;
     }
     for (const event of span.events) {
       const e = event.attributes;
       if (event.name === FRONTEND_EVENT.anomaly) {
-        const pattern = text(e[FRONTEND_ANOMALY.pattern]);
+        const pattern = ANOMALY_PATTERNS.get(text(e[FRONTEND_ANOMALY.pattern]) ?? '');
         // A journey drop-off names the step left, which is not the route the user went to.
-        if (pattern && ANOMALY_PATTERNS.has(pattern)) this.anomalies.push({ at, app, route: text(e[FRONTEND.route]) ?? route, pattern, session });
+        if (pattern) this.anomalies.push({ at, app, route: text(e[FRONTEND.route]) ?? route, pattern, session });
       } else if (event.name === FRONTEND_EVENT.journey) {
         const name = text(e[FRONTEND.journeyName]);
         if (!name) continue;
         this.noteJourneyBaseline(name, e);
         const status = text(e[FRONTEND.journeyStatus]);
         if (status === 'completed' || status === 'abandoned') {
-          this.journeyEnds.push({ at, app, journey: name, completed: status === 'completed', step: num(e[FRONTEND.journeyStep]) ?? 0, durationMs: num(e[FRONTEND.journeyDurationMs]) ?? 0, session });
+          this.journeyEnds.push({
+            at,
+            app,
+            journey: name,
+            completed: status === 'completed',
+            step: within(e[FRONTEND.journeyStep], 0, MAX_JOURNEY_STEPS) ?? 0,
+            durationMs: within(e[FRONTEND.journeyDurationMs], 0, MAX_JOURNEY_MS) ?? 0,
+            session,
+          });
         }
       }
     }
@@ -265,12 +328,13 @@ export class FrontendTelemetry {
     const name = text(resource['service.name']) ?? 'unknown app';
     if (!this.apps.has(name)) this.apps.set(name, { name });
     const app = this.apps.get(name)!;
+    // Records keep the app's own name string, one per app.
     app.version = text(resource['service.version']) ?? app.version;
     app.environment = text(resource['deployment.environment.name']) ?? app.environment;
     app.team = text(resource['svc.topology.team']) ?? app.team;
     app.domain = text(resource['svc.topology.domain']) ?? app.domain;
-    app.samplingRate = num(resource[FRONTEND.samplingRate]) ?? app.samplingRate;
-    return name;
+    app.samplingRate = within(resource[FRONTEND.samplingRate], 0, 1) ?? app.samplingRate;
+    return app.name;
   }
 
   private noteRoute(app: string, route: string, a: SpanAttributes): void {
@@ -278,26 +342,26 @@ export class FrontendTelemetry {
     let info = this.routes.get(key);
     if (!info) this.routes.set(key, (info = { app, route }));
     info.businessCriticality = text(a[FRONTEND.businessCriticality]) ?? info.businessCriticality;
-    info.pageLoadP50Ms = num(a[FRONTEND.pageLoadP50Ms]) ?? info.pageLoadP50Ms;
-    info.pageLoadP99Ms = num(a[FRONTEND.pageLoadP99Ms]) ?? info.pageLoadP99Ms;
-    info.apiCallP50Ms = num(a[FRONTEND.apiCallP50Ms]) ?? info.apiCallP50Ms;
-    info.interactionErrorRate = num(a[FRONTEND.interactionErrorRate]) ?? info.interactionErrorRate;
+    info.pageLoadP50Ms = within(a[FRONTEND.pageLoadP50Ms], Number.MIN_VALUE, MAX_DURATION_MS) ?? info.pageLoadP50Ms;
+    info.pageLoadP99Ms = within(a[FRONTEND.pageLoadP99Ms], Number.MIN_VALUE, MAX_DURATION_MS) ?? info.pageLoadP99Ms;
+    info.apiCallP50Ms = within(a[FRONTEND.apiCallP50Ms], Number.MIN_VALUE, MAX_DURATION_MS) ?? info.apiCallP50Ms;
+    info.interactionErrorRate = within(a[FRONTEND.interactionErrorRate], 0, 1) ?? info.interactionErrorRate;
     info.escalationLevel = text(a[FRONTEND.escalationLevel]) ?? info.escalationLevel;
     info.runbookUrl = text(a[FRONTEND.runbookUrl]) ?? info.runbookUrl;
     info.fallbackPage = text(a[FRONTEND.fallbackPage]) ?? info.fallbackPage;
     info.retryOnFailure = bool(a[FRONTEND.retryOnFailure]) ?? info.retryOnFailure;
     const journey = text(a[FRONTEND.journeyName]);
-    const step = num(a[FRONTEND.journeyStep]);
-    const steps = num(a[FRONTEND.journeySteps]);
-    if (journey && step !== undefined && steps !== undefined) {
+    const step = within(a[FRONTEND.journeyStep], 1, MAX_JOURNEY_STEPS);
+    const steps = within(a[FRONTEND.journeySteps], 1, MAX_JOURNEY_STEPS);
+    if (journey && step !== undefined && steps !== undefined && Number.isInteger(step) && Number.isInteger(steps) && step <= steps) {
       info.journey = { name: journey, step, steps };
       this.noteJourneyBaseline(journey, a);
     }
   }
 
   private noteJourneyBaseline(name: string, a: SpanAttributes): void {
-    const completionRate = num(a[FRONTEND.journeyBaselineCompletionRate]);
-    const avgDurationS = num(a[FRONTEND.journeyBaselineAvgDurationS]);
+    const completionRate = within(a[FRONTEND.journeyBaselineCompletionRate], 0, 1);
+    const avgDurationS = within(a[FRONTEND.journeyBaselineAvgDurationS], Number.MIN_VALUE, MAX_JOURNEY_MS / 1000);
     if (completionRate === undefined && avgDurationS === undefined) return;
     const known = this.journeyBaselines.get(name) ?? {};
     this.journeyBaselines.set(name, { completionRate: completionRate ?? known.completionRate, avgDurationS: avgDurationS ?? known.avgDurationS });

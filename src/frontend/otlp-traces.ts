@@ -59,8 +59,12 @@ export class OtlpDecodeError extends Error {}
 const HEX_TRACE_ID = /^[0-9a-f]{32}$/i;
 const HEX_SPAN_ID = /^[0-9a-f]{16}$/i;
 
-function cut(text: string): string {
-  return text.length > OTLP_LIMITS.stringChars ? text.slice(0, OTLP_LIMITS.stringChars) : text;
+/**
+ * `text` cut to OTLP_LIMITS.stringChars. A cut string is copied: V8's `slice` of a long string
+ * points into it, so keeping 1024 characters of a megabyte string would keep the megabyte.
+ */
+export function cut(text: string, max: number = OTLP_LIMITS.stringChars): string {
+  return text.length > max ? Buffer.from(text.slice(0, max), 'utf8').toString('utf8') : text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -259,9 +263,8 @@ class ProtoReader {
 
   hex(): string {
     const sub = this.sub();
-    let out = '';
-    for (let i = sub.pos; i < sub.end && i < sub.pos + 16; i++) out += this.bytes[i]!.toString(16).padStart(2, '0');
-    return sub.end - sub.pos > 16 ? this.fail('id longer than 16 bytes') : out;
+    if (sub.end - sub.pos > 16) this.fail('id longer than 16 bytes');
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset + sub.pos, sub.end - sub.pos).toString('hex');
   }
 
   skip(wire: number): void {
@@ -290,11 +293,13 @@ class ProtoReader {
   }
 }
 
-function protoScalar(reader: ProtoReader): AttributeValue | undefined {
+/** An AnyValue; `item` for an array's item, whose own arrays (and maps) are skipped, not descended into. */
+function protoScalar(reader: ProtoReader, item = false): AttributeValue | undefined {
   let value: AttributeValue | undefined;
   while (!reader.done) {
     const { field, wire } = reader.tag();
     if (field === 1 && wire === WIRE.LEN) value = reader.string();
+    else if (field === 5 && item) reader.skip(wire);
     else if (field === 2 && wire === WIRE.VARINT) value = reader.varint() !== 0;
     else if (field === 3 && wire === WIRE.VARINT) {
       // int64 two's complement: a negative number is a 10-byte varint >= 2^63.
@@ -307,7 +312,7 @@ function protoScalar(reader: ProtoReader): AttributeValue | undefined {
       while (!array.done) {
         const item = array.tag();
         if (item.field === 1 && item.wire === WIRE.LEN) {
-          const scalar = protoScalar(array.sub());
+          const scalar = protoScalar(array.sub(), true);
           if (scalar !== undefined && !Array.isArray(scalar) && items.length < OTLP_LIMITS.arrayItems) items.push(scalar as string | number | boolean);
         } else array.skip(item.wire);
       }
