@@ -9,11 +9,13 @@ import { diag } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ChangeEntry, ChangeTracker } from './analysis/change-tracker.js';
 import { systemClock } from './analysis/clock.js';
+import type { Engine as AnalysisEngine } from './analysis/engine.js';
 import { type ConfigProblem, formatProblem } from './config/config-source.js';
 import { type LoadConfigOptions, loadConfig } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
 import { startupChecks } from './config/startup-checks.js';
 import { startToolServer } from './mcp/start-tool-server.js';
+import type { ToolServer } from './mcp/tool-server.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
 import { printable } from './printable.js';
@@ -93,6 +95,27 @@ function applicationName(mainScript: string | undefined, cwd: string): string | 
   }
 }
 
+/**
+ * Starts the tool server with what this process holds: its tool registry, its agents' activity,
+ * the remediation actions registered before, and its set of own ports (not traced as the app's).
+ * The composition root: src/mcp reaches the process's state only through these callbacks.
+ */
+export async function launchToolServer(config: ResolvedConfig, engine: AnalysisEngine, metadata: ServiceMetadata): Promise<ToolServer> {
+  const state = runtime();
+  const server = await startToolServer(config, engine, metadata, {
+    tools: state.tools,
+    agents: state.agents,
+    takePendingActions: () => state.pendingActions.splice(0),
+    onRemediation: (remediation) => {
+      state.remediation = remediation;
+    },
+    onPortBound: (port) => state.ownPorts.add(port),
+    onPortReleased: (port) => state.ownPorts.delete(port),
+  });
+  state.toolServer = server;
+  return server;
+}
+
 export function start(options: StartOptions = {}): Svc | undefined {
   try {
     return startOrThrow(options);
@@ -140,9 +163,11 @@ function startOrThrow(options: StartOptions): Svc {
   const processors = engine ? [engine.createSpanProcessor(metadata, settleTopology)] : [];
   const resource = topology.resource.merge(resourceFromAttributes(deploymentAttributes(deployment)));
   const loss = new TelemetryLoss({ report: reportTelemetryLoss, reportIntervalMs: LOSS_REPORT_INTERVAL_MS, clock: systemClock });
-  const telemetry = startTelemetry({ resource, spanProcessors: processors, loss });
+  const ownPorts = runtime().ownPorts;
+  const telemetry = startTelemetry({ resource, spanProcessors: processors, loss, isOwnPort: (port) => ownPorts.has(port) });
   const stopLossReports = loss.startReporting();
   runtime().active = enabled;
+  decoratorRegistry().active = enabled;
   runtime().engine = engine;
   runtime().context = { config, metadata };
   const stopHeapSampling = engine?.startHeapSampling(config.get<number>('patterns.heap-sample-interval'));
@@ -156,7 +181,7 @@ function startOrThrow(options: StartOptions): Svc {
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
   // A refused tool server was reported above, with why, by startupChecks.
   if (engine && config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
-    startToolServer(config, engine, metadata).catch((error: unknown) => {
+    launchToolServer(config, engine, metadata).catch((error: unknown) => {
       process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
     });
   }
@@ -174,6 +199,7 @@ function startOrThrow(options: StartOptions): Svc {
       await runtime().toolServer?.stop();
       runtime().toolServer = undefined;
       runtime().active = false;
+      decoratorRegistry().active = false;
       runtime().engine = undefined;
       stopLossReports();
       await settledWithin(telemetry.shutdown(), shutdownTimeoutMs);

@@ -14,6 +14,7 @@
  * taken, never ranked as the cause of an incident).
  */
 
+import { AgentError } from '../agent-error.js';
 import type { ChangeTarget } from '../analysis/change-tracker.js';
 import type { Engine } from '../analysis/engine.js';
 import { canonicalOperationName } from '../operation-name.js';
@@ -56,7 +57,7 @@ export interface ExecutionResult {
   readonly audit: AuditEntry;
 }
 
-export class RemediationRefused extends Error {}
+export class RemediationRefused extends AgentError {}
 
 /** Built-in kinds whose target is an operation (the others target a circuit breaker). */
 const OPERATION_KINDS: ReadonlySet<string> = new Set(['enable_fallback', 'disable_fallback', 'reset_baseline', 'escalate'] satisfies BuiltInActionKind[]);

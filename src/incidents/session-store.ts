@@ -9,6 +9,7 @@
  * then is refused first, evicting nothing). Evictions are counted. Strings are bounded by the
  * tool server (src/mcp/input-limits.ts).
  */
+import { AgentError } from '../agent-error.js';
 import type { Clock } from '../analysis/clock.js';
 import { recordBytes } from '../memory-size.js';
 import { IdSequence } from './id-sequence.js';
@@ -40,7 +41,7 @@ export interface SessionLimits {
   readonly maxBytes: number;
 }
 
-export class SessionFullError extends Error {}
+export class SessionFullError extends AgentError {}
 
 interface Stored {
   readonly session: Session;

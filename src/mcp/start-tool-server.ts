@@ -1,30 +1,47 @@
 /**
  * Assembles and starts the tool server from configuration: roles, tokens, the incident tracker,
  * remediation with its audit trail and verifier, sessions, and the built-in tools beside the
- * app's custom ones. The URL goes to stderr, as the port may be ephemeral.
+ * app's custom ones. What belongs to the process (the tool registry, the agents' activity,
+ * remediation actions registered early, the ports svc serves) comes from the composition root
+ * (src/start.ts) as a ToolServerHost. The URL goes to stderr, as the port may be ephemeral.
  */
 import { readFileSync } from 'node:fs';
+import type { AgentActivity } from '../agentic/agent-activity.js';
 import type { Engine } from '../analysis/engine.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { Approvals } from '../incidents/approvals.js';
 import { AuditTrail } from '../incidents/audit-trail.js';
 import { IncidentTracker } from '../incidents/incident-tracker.js';
-import { Remediation } from '../incidents/remediation.js';
+import { type CustomActionDefinition, Remediation } from '../incidents/remediation.js';
 import { SessionStore } from '../incidents/session-store.js';
 import { Verifier } from '../incidents/verification.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
-import { runtime } from '../runtime.js';
 import { Authenticator } from './authenticator.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
 import { Roles } from './roles.js';
+import type { ToolRegistry } from './tool-registry.js';
 import { ToolServer, ToolServerError } from './tool-server.js';
 import { NOT_STARTED, toolServerProblems } from './tool-server-config.js';
 import type { ToolServices } from './tool-services.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+/** What the process gives the tool server, through callbacks from the composition root. */
+export interface ToolServerHost {
+  /** Built-in and custom tools; the built-ins are added when missing. */
+  readonly tools: ToolRegistry;
+  /** What agents inside the app did (get_service_health's AGENTS, get_incident_context's guardrail trips). */
+  readonly agents?: AgentActivity;
+  /** Custom remediation actions registered before the server started, handed over once. */
+  readonly takePendingActions?: () => readonly CustomActionDefinition[];
+  /** Told the remediation before the server starts, so actions registered from now on go straight to it. */
+  readonly onRemediation?: (remediation: Remediation) => void;
+  readonly onPortBound?: (port: number) => void;
+  readonly onPortReleased?: (port: number) => void;
+}
+
 /** The services tools act on, built from configuration. */
-export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): ToolServices {
+export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, agents?: AgentActivity): ToolServices {
   const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
   const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
   const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'));
@@ -51,18 +68,17 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     maxEntries: config.get('limits.max-session-entries'),
     maxBytes: config.get('limits.max-session-bytes'),
   });
-  return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes'), agents: runtime().agents };
+  return { engine, metadata, incidents, remediation, audit, sessions, verifier, maxOutputBytes: config.get('mcp.max-output-bytes'), ...(agents && { agents }) };
 }
 
-export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): Promise<ToolServer> {
+export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, host: ToolServerHost): Promise<ToolServer> {
   // The same check as start-up's and svc check's: a refused setting never reaches the constructors.
   const refused = toolServerProblems(config).filter((p) => p.level === 'error');
   if (refused.length) throw new ToolServerError(`the tool server is not started: ${refused.map((p) => `${p.key}: ${p.message.replace(`; ${NOT_STARTED}`, '')}`).join('; ')}`);
-  const state = runtime();
-  const services = toolServices(config, engine, metadata);
-  for (const action of state.pendingActions.splice(0)) services.remediation.registerAction(action);
-  state.remediation = services.remediation;
-  for (const tool of BUILT_IN_TOOLS) if (!state.tools.get(tool.name)) state.tools.register(tool);
+  const services = toolServices(config, engine, metadata, host.agents);
+  for (const action of host.takePendingActions?.() ?? []) services.remediation.registerAction(action);
+  host.onRemediation?.(services.remediation);
+  for (const tool of BUILT_IN_TOOLS) if (!host.tools.get(tool.name)) host.tools.register(tool);
   const roles = Roles.fromConfig(config);
   const server = new ToolServer({
     host: config.get('mcp.host'),
@@ -71,12 +87,13 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
     rateLimitPerMinute: config.get('mcp.rate-limit-per-minute'),
     maxSessionsPerCredential: config.get('mcp.max-sessions-per-credential'),
     authenticator: Authenticator.fromConfig(config, roles),
-    registry: state.tools,
+    registry: host.tools,
     services,
     version: VERSION,
+    ...(host.onPortBound && { onPortBound: host.onPortBound }),
+    ...(host.onPortReleased && { onPortReleased: host.onPortReleased }),
   });
   const url = await server.start();
-  state.toolServer = server;
   process.stderr.write(`svc: MCP tool server listening at ${url}\n`);
   return server;
 }

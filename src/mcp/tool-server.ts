@@ -17,10 +17,10 @@ import { type AddressInfo, isIP } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AgentError } from '../agent-error.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { printable } from '../printable.js';
 import { reportError } from '../report-error.js';
-import { runtime } from '../runtime.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
@@ -28,8 +28,8 @@ import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { RateLimiter } from './rate-limiter.js';
 import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
 import { listSome } from './text-layout.js';
-import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition, ToolError } from './tool-definition.js';
-import { checkArguments, type ToolRegistry } from './tool-registry.js';
+import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
+import type { ToolRegistry } from './tool-registry.js';
 import type { ToolServices } from './tool-services.js';
 
 export interface ToolServerOptions {
@@ -45,6 +45,9 @@ export interface ToolServerOptions {
   readonly services: ToolServices;
   readonly version: string;
   readonly now?: () => number;
+  /** Told the port once bound, and again once released: svc's own HTTP is not traced as the app's. */
+  readonly onPortBound?: (port: number) => void;
+  readonly onPortReleased?: (port: number) => void;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -149,7 +152,7 @@ export class ToolServer {
     http.on('connection', (socket) => socket.unref());
     this.http = http;
     this.boundPort = (http.address() as AddressInfo).port;
-    runtime().ownPorts.add(this.boundPort);
+    this.options.onPortBound?.(this.boundPort);
     return this.url;
   }
 
@@ -159,7 +162,7 @@ export class ToolServer {
     this.sessions.clear();
     const http = this.http;
     this.http = undefined;
-    runtime().ownPorts.delete(this.boundPort);
+    if (http) this.options.onPortReleased?.(this.boundPort);
     if (!http) return;
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -337,40 +340,30 @@ export class ToolServer {
   }
 
   private async call(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, context: RequestContext | undefined): Promise<CallToolResult> {
-    if (!context) return errorResult('no caller identity on this request');
-    let caller: CallerIdentity;
+    // Last resort for every tool, the app's too: text beyond svc.mcp.max-output-bytes is cut, larger structured content left out.
+    const maxBytes = maxOutputBytes(this.options.services);
     try {
+      if (!context) throw new AgentError('no caller identity on this request');
       // `_meta` names the agent of this call, over the headers; both refine the credential once.
       const declared = {
         agentName: typeof meta?.agentName === 'string' ? meta.agentName : context.declared.agentName,
         role: typeof meta?.agentRole === 'string' ? meta.agentRole : context.declared.role,
       };
-      caller = this.options.authenticator.refine(context.credential, declared);
-    } catch (error) {
-      if (error instanceof AuthenticationError) return errorResult(error.message);
-      throw error;
-    }
-    if (!caller.permissions.has(tool.permission)) {
-      return errorResult(
-        `insufficient permission: ${tool.name} needs ${tool.permission}; role "${caller.role}" of ${caller.agentName} grants ${[...caller.permissions].join(', ')}. Use a token whose role grants ${tool.permission}.`,
-      );
-    }
-    return this.run(tool, rawArgs, caller);
-  }
-
-  private async run(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, caller: CallerIdentity): Promise<CallToolResult> {
-    // Last resort for every tool, the app's too: text beyond svc.mcp.max-output-bytes is cut, larger structured content left out.
-    const maxBytes = maxOutputBytes(this.options.services);
-    try {
-      const args = checkArguments(tool, rawArgs);
-      const result = boundToolResult(await tool.handler(args, { caller, services: this.options.services }), maxBytes);
+      const caller = this.options.authenticator.refine(context.credential, declared);
+      if (!caller.permissions.has(tool.permission)) {
+        throw new AgentError(
+          `insufficient permission: ${tool.name} needs ${tool.permission}; role "${caller.role}" of ${caller.agentName} grants ${[...caller.permissions].join(', ')}. Use a token whose role grants ${tool.permission}.`,
+        );
+      }
+      const result = boundToolResult(await tool.handler(rawArgs, { caller, services: this.options.services }), maxBytes);
       return {
         content: [{ type: 'text', text: result.text }],
         ...(result.structured && { structuredContent: result.structured }),
         ...(result.isError && { isError: true }),
       };
     } catch (error) {
-      if (error instanceof ToolError) return errorResult(cutText(error.message, maxBytes));
+      // Agent-facing errors (bad arguments, refusals, a declared role above the credential's) are results the model reads.
+      if (error instanceof AgentError) return errorResult(cutText(error.message, maxBytes));
       reportError(`tool ${tool.name}`, error);
       return errorResult(cutText(`${tool.name} failed inside the service: ${error instanceof Error ? error.message : String(error)}`, maxBytes));
     }

@@ -306,11 +306,12 @@ describe('token configuration', () => {
     const { startToolServer } = await import('../../src/mcp/start-tool-server.js');
     const { ServiceMetadata } = await import('../../src/metadata/service-metadata.js');
     const { newRegistry } = await import('../support/registry.js');
+    const { ToolRegistry } = await import('../../src/mcp/tool-registry.js');
     const { tempDir } = await import('../support/temp-dir.js');
     const { engineHarness } = await import('../support/engine-harness.js');
     const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': 'mcp:\n  port: 0\n  tokens:\n    ops-bot: { sha256: the-raw-token, role: operator }\n' }), args: [], env: {} });
     const { engine } = engineHarness();
-    await expect(startToolServer(config, engine, new ServiceMetadata(config, newRegistry()))).rejects.toThrow(
+    await expect(startToolServer(config, engine, new ServiceMetadata(config, newRegistry()), { tools: new ToolRegistry() })).rejects.toThrow(
       /tool server is not started: svc\.mcp\.tokens: svc\.mcp\.tokens\.ops-bot\.sha256.* did not validate/,
     );
   });

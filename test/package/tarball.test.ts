@@ -10,7 +10,7 @@ import { ROOT } from '../support/fixture-app.js';
 import { type Packed, packList } from '../support/packed-package.js';
 
 /** The budget docs/packaging.md states and justifies. */
-const BUDGET = { packedKb: 300, unpackedKb: 1000, files: 300 };
+const BUDGET = { packedKb: 360, unpackedKb: 1200, files: 340 };
 /** How far the figures the documents state may drift from the measured ones before they are updated. */
 const DRIFT = 0.2;
 
