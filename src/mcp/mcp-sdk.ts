@@ -1,22 +1,36 @@
 /**
- * The MCP SDK, loaded when the first agent request arrives instead of at start: its server,
- * transport and schemas hold about 7 MB of heap (svc's start-up modules take 20 MB instead of 27),
- * and most processes never see an agent. The first request waits for the load once.
+ * The MCP SDK v2 (`@modelcontextprotocol/server` and its Node adapter), loaded when the first
+ * agent request arrives instead of at start: most processes never see an agent, and the first
+ * request waits for the load once. Everything svc uses from the SDK goes through here.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type * as NodeAdapter from '@modelcontextprotocol/node';
+import type * as ServerSdk from '@modelcontextprotocol/server';
 
 export interface McpSdk {
-  readonly Server: typeof Server;
-  readonly StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport;
-  readonly types: typeof import('@modelcontextprotocol/sdk/types.js');
+  readonly Server: typeof ServerSdk.Server;
+  readonly ProtocolError: typeof ServerSdk.ProtocolError;
+  readonly createMcpHandler: typeof ServerSdk.createMcpHandler;
+  readonly isLegacyRequest: typeof ServerSdk.isLegacyRequest;
+  readonly isInitializeRequest: typeof ServerSdk.isInitializeRequest;
+  readonly specTypeSchemas: typeof ServerSdk.specTypeSchemas;
+  readonly NodeStreamableHTTPServerTransport: typeof NodeAdapter.NodeStreamableHTTPServerTransport;
+  readonly toNodeHandler: typeof NodeAdapter.toNodeHandler;
+  readonly toWebRequest: typeof NodeAdapter.toWebRequest;
 }
 
 let loading: Promise<McpSdk> | undefined;
 
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js')]).then(
-    ([server, transport, types]) => ({ Server: server.Server, StreamableHTTPServerTransport: transport.StreamableHTTPServerTransport, types }),
-  );
+  loading ??= Promise.all([import('@modelcontextprotocol/server'), import('@modelcontextprotocol/node')]).then(([server, node]) => ({
+    Server: server.Server,
+    ProtocolError: server.ProtocolError,
+    createMcpHandler: server.createMcpHandler,
+    isLegacyRequest: server.isLegacyRequest,
+    isInitializeRequest: server.isInitializeRequest,
+    specTypeSchemas: server.specTypeSchemas,
+    NodeStreamableHTTPServerTransport: node.NodeStreamableHTTPServerTransport,
+    toNodeHandler: node.toNodeHandler,
+    toWebRequest: node.toWebRequest,
+  }));
   return loading;
 }
