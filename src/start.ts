@@ -5,11 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { diag } from '@opentelemetry/api';
+import { diag, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ChangeEntry, ChangeTracker } from './analysis/change-tracker.js';
 import { systemClock } from './analysis/clock.js';
 import type { Engine as AnalysisEngine } from './analysis/engine.js';
+import { MCP_INSTRUMENTATION_SCOPE } from './attribute-names.js';
 import { type ConfigProblem, formatProblem } from './config/config-source.js';
 import { type LoadConfigOptions, loadConfig } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
@@ -111,6 +112,8 @@ export async function launchToolServer(config: ResolvedConfig, engine: AnalysisE
     },
     onPortBound: (port) => state.ownPorts.add(port),
     onPortReleased: (port) => state.ownPorts.delete(port),
+    // Exported with the app's telemetry; the span processor skips this scope (not an operation).
+    tracer: trace.getTracer(MCP_INSTRUMENTATION_SCOPE),
   });
   state.toolServer = server;
   return server;

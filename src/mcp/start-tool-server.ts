@@ -6,6 +6,7 @@
  * (src/start.ts) as a ToolServerHost. The URL goes to stderr, as the port may be ephemeral.
  */
 import { readFileSync } from 'node:fs';
+import type { Tracer } from '@opentelemetry/api';
 import type { AgentActivity } from '../agentic/agent-activity.js';
 import type { Engine } from '../analysis/engine.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
@@ -38,6 +39,8 @@ export interface ToolServerHost {
   readonly onRemediation?: (remediation: Remediation) => void;
   readonly onPortBound?: (port: number) => void;
   readonly onPortReleased?: (port: number) => void;
+  /** The tracer of the tool calls' spans (scope MCP_INSTRUMENTATION_SCOPE); none: calls are not traced. */
+  readonly tracer?: Tracer;
 }
 
 /** The services tools act on, built from configuration. */
@@ -92,6 +95,7 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
     version: VERSION,
     ...(host.onPortBound && { onPortBound: host.onPortBound }),
     ...(host.onPortReleased && { onPortReleased: host.onPortReleased }),
+    ...(host.tracer && { tracer: host.tracer }),
   });
   const url = await server.start();
   process.stderr.write(`svc: MCP tool server listening at ${url}\n`);

@@ -23,6 +23,7 @@ import { createServer, type Server as HttpServer, type IncomingMessage, type Ser
 import { type AddressInfo, isIP } from 'node:net';
 import type { NodeMcpRequestHandler, NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { AuthInfo, CacheHint, CallToolResult, McpHttpHandler, Server, ServerContext, Tool } from '@modelcontextprotocol/server';
+import type { Tracer } from '@opentelemetry/api';
 import { AgentError } from '../agent-error.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { printable } from '../printable.js';
@@ -34,6 +35,7 @@ import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { RateLimiter } from './rate-limiter.js';
 import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
 import { listSome } from './text-layout.js';
+import { type ToolCallRecord, ToolCallTracer } from './tool-call-tracer.js';
 import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { ToolServices } from './tool-services.js';
@@ -54,6 +56,8 @@ export interface ToolServerOptions {
   /** Told the port once bound, and again once released: svc's own HTTP is not traced as the app's. */
   readonly onPortBound?: (port: number) => void;
   readonly onPortReleased?: (port: number) => void;
+  /** Each tools/call becomes a span of this tracer (src/mcp/tool-call-tracer.ts); none without. */
+  readonly tracer?: Tracer;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -111,6 +115,7 @@ export class ToolServer {
   private modern: { readonly handler: McpHttpHandler; readonly node: NodeMcpRequestHandler } | undefined;
   private readonly limiter: RateLimiter;
   private readonly authFailures: AuthFailureLimiter;
+  private readonly tracing: ToolCallTracer;
   /** MCP sessions closed to keep a credential within its cap. */
   closedSessions = 0;
   private readonly unsubscribe: () => void;
@@ -121,6 +126,7 @@ export class ToolServer {
     if (unauthenticated) throw new ToolServerError(`svc.mcp.host is ${unauthenticated}`);
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
     this.authFailures = new AuthFailureLimiter(options.now);
+    this.tracing = new ToolCallTracer(options.tracer);
     this.unsubscribe = options.registry.onChange(() => {
       for (const session of this.sessions.values()) void session.server.sendToolListChanged().catch(() => undefined);
       this.modern?.handler.notify.toolsChanged();
@@ -221,7 +227,14 @@ export class ToolServer {
       if (!(error instanceof AuthenticationError)) throw error;
       return this.refuse(res, 403, error.message);
     }
-    const context: RequestContext = { credential: identity, declared, caller };
+    const context: RequestContext = {
+      credential: identity,
+      declared,
+      caller,
+      protocolVersion: header(req, 'mcp-protocol-version'),
+      clientAddress: req.socket.remoteAddress,
+      clientPort: req.socket.remotePort,
+    };
     // Handed to the SDK, which gives it to the request handlers (ctx.http.authInfo).
     const authInfo: AuthInfo = { token: '', clientId: caller.agentName, scopes: [...caller.permissions], extra: { context } };
     (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
@@ -299,9 +312,23 @@ export class ToolServer {
     const server = new sdk.Server({ name: '@svc/register', version: this.options.version }, { capabilities: { tools: { listChanged: true } }, cacheHints: CACHE_HINTS });
     server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: this.listFor(contextOf(ctx)?.caller) }));
     server.setRequestHandler('tools/call', (request, ctx) => {
-      const tool = this.options.registry.get(request.params.name);
-      if (!tool) throw new sdk.ProtocolError(INVALID_PARAMS, this.unknownToolMessage(request.params.name, contextOf(ctx)?.caller));
-      return this.call(tool, request.params.arguments, request.params._meta, contextOf(ctx));
+      const { name, arguments: args, _meta: meta } = request.params;
+      const tool = this.options.registry.get(name);
+      const context = contextOf(ctx);
+      const call = {
+        tool: name,
+        known: tool !== undefined,
+        requestId: ctx.mcpReq.id,
+        protocolVersion: envelopeVersion(ctx) ?? context?.protocolVersion,
+        sessionId: ctx.sessionId,
+        meta,
+        clientAddress: context?.clientAddress,
+        clientPort: context?.clientPort,
+      };
+      return this.tracing.trace(call, async (record) => {
+        if (!tool) throw new sdk.ProtocolError(INVALID_PARAMS, this.unknownToolMessage(name, context?.caller));
+        return this.call(tool, args, meta, context, record);
+      });
     });
     return server;
   }
@@ -376,7 +403,13 @@ export class ToolServer {
       }));
   }
 
-  private async call(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, context: RequestContext | undefined): Promise<CallToolResult> {
+  private async call(
+    tool: ToolDefinition,
+    rawArgs: Record<string, unknown> | undefined,
+    meta: Record<string, unknown> | undefined,
+    context: RequestContext | undefined,
+    record: ToolCallRecord,
+  ): Promise<CallToolResult> {
     // Last resort for every tool, the app's too: text beyond svc.mcp.max-output-bytes is cut, larger structured content left out.
     const maxBytes = maxOutputBytes(this.options.services);
     try {
@@ -387,6 +420,7 @@ export class ToolServer {
         role: typeof meta?.agentRole === 'string' ? meta.agentRole : context.declared.role,
       };
       const caller = this.options.authenticator.refine(context.credential, declared);
+      record.caller(caller);
       if (!caller.permissions.has(tool.permission)) {
         throw new AgentError(
           `insufficient permission: ${tool.name} needs ${tool.permission}; role "${caller.role}" of ${caller.agentName} grants ${[...caller.permissions].join(', ')}. Use a token whose role grants ${tool.permission}.`,
@@ -402,6 +436,7 @@ export class ToolServer {
       // Agent-facing errors (bad arguments, refusals, a declared role above the credential's) are results the model reads.
       if (error instanceof AgentError) return errorResult(cutText(error.message, maxBytes));
       reportError(`tool ${tool.name}`, error);
+      record.failed(error);
       return errorResult(cutText(`${tool.name} failed inside the service: ${error instanceof Error ? error.message : String(error)}`, maxBytes));
     }
   }
@@ -411,14 +446,24 @@ function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/** Who sent a request: the credential, the name and role its headers declare, and the two applied. */
+/** Who sent a request: the credential, the name and role its headers declare, and the two applied; and from where. */
 interface RequestContext {
   readonly credential: CallerIdentity;
   readonly declared: Declared;
   readonly caller: CallerIdentity;
+  /** The `MCP-Protocol-Version` header, when sent. */
+  readonly protocolVersion: string | undefined;
+  readonly clientAddress: string | undefined;
+  readonly clientPort: number | undefined;
 }
 
 type Declared = { readonly agentName: string | undefined; readonly role: string | undefined };
+
+/** The protocol version a 2026-07-28 request's `_meta` envelope names (the SDK's public types leave the envelope's keys out). */
+function envelopeVersion(ctx: ServerContext): string | undefined {
+  const version = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+  return typeof version === 'string' ? version : undefined;
+}
 
 function contextOf(ctx: ServerContext): RequestContext | undefined {
   return ctx.http?.authInfo?.extra?.context as RequestContext | undefined;

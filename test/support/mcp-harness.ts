@@ -5,7 +5,9 @@
  */
 
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { expect } from 'vitest';
+import { MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { Authenticator, sha256Hex } from '../../src/mcp/authenticator.js';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
@@ -45,7 +47,7 @@ export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', 
 
 export async function mcpHarness(
   extraYaml = '',
-  serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean; approverTokens?: boolean; protocol?: Protocol } = {},
+  serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean; approverTokens?: boolean; protocol?: Protocol; traced?: boolean } = {},
 ) {
   const tokens = `  tokens:
     ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
@@ -71,6 +73,11 @@ ${extraYaml}`;
   const h = engineHarness();
   const metadata = new ServiceMetadata(config, newRegistry());
   const services = toolServices(config, h.engine, metadata);
+  // Tool call spans, as the preload makes them: svc's scope, behind the engine's span processor.
+  const spans = new InMemorySpanExporter();
+  const tracer = serverOptions.traced
+    ? new TracerProvider({ spanProcessors: [h.engine.createSpanProcessor(metadata), new SimpleSpanProcessor({ exporter: spans })] }).getTracer(MCP_INSTRUMENTATION_SCOPE)
+    : undefined;
   const registry = new ToolRegistry();
   for (const tool of BUILT_IN_TOOLS) registry.register(tool);
   const server = new ToolServer({
@@ -83,6 +90,7 @@ ${extraYaml}`;
     services,
     version: 'test',
     now: () => h.clock.now(),
+    ...(tracer && { tracer }),
   });
   const url = await server.start();
   const clients: Client[] = [];
@@ -106,7 +114,7 @@ ${extraYaml}`;
     await server.stop();
   }
 
-  return { ...h, url, server, services, registry, connect, call, close };
+  return { ...h, url, server, services, registry, connect, call, close, spans };
 }
 
 /** Steady traffic, then a fault sustained for 40 s: GET /orders/{id} fails half its requests, which opens an incident. */
