@@ -1,7 +1,15 @@
 // `npm run bench`: every benchmark, one after the other (not part of the test suite).
 import { spawnSync } from 'node:child_process';
 
-const BENCHMARKS = [['bench/processor.mjs'], ['--expose-gc', 'bench/operation-memory.mjs'], ['bench/export-cost.mjs'], ['bench/agent-step.mjs'], ['bench/false-positives.mjs'], ['bench/http.mjs']];
+const BENCHMARKS = [
+  ['bench/processor.mjs'],
+  ['--expose-gc', 'bench/operation-memory.mjs'],
+  ['bench/export-cost.mjs'],
+  ['bench/agent-step.mjs'],
+  ['bench/mcp-session.mjs'],
+  ['bench/false-positives.mjs'],
+  ['bench/http.mjs'],
+];
 
 for (const args of BENCHMARKS) {
   console.log(`\n== ${args.join(' ')}`);

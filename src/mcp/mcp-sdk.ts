@@ -1,9 +1,9 @@
 /**
- * The MCP SDK v2 (`@modelcontextprotocol/server` and its Node adapter), loaded when the first
- * agent request arrives instead of at start: most processes never see an agent, and the first
- * request waits for the load once. Everything svc uses from the SDK goes through here.
+ * The MCP SDK v2 (`@modelcontextprotocol/server`), loaded when the first agent request arrives
+ * instead of at start: most processes never see an agent, and the first request waits for the
+ * load once. Everything svc uses from the SDK goes through here; node:http meets the SDK's
+ * web-standard handlers in src/mcp/web-exchange.ts.
  */
-import type * as NodeAdapter from '@modelcontextprotocol/node';
 import type * as ServerSdk from '@modelcontextprotocol/server';
 
 export interface McpSdk {
@@ -13,24 +13,20 @@ export interface McpSdk {
   readonly isLegacyRequest: typeof ServerSdk.isLegacyRequest;
   readonly isInitializeRequest: typeof ServerSdk.isInitializeRequest;
   readonly specTypeSchemas: typeof ServerSdk.specTypeSchemas;
-  readonly NodeStreamableHTTPServerTransport: typeof NodeAdapter.NodeStreamableHTTPServerTransport;
-  readonly toNodeHandler: typeof NodeAdapter.toNodeHandler;
-  readonly toWebRequest: typeof NodeAdapter.toWebRequest;
+  readonly WebStandardStreamableHTTPServerTransport: typeof ServerSdk.WebStandardStreamableHTTPServerTransport;
 }
 
 let loading: Promise<McpSdk> | undefined;
 
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([import('@modelcontextprotocol/server'), import('@modelcontextprotocol/node')]).then(([server, node]) => ({
+  loading ??= import('@modelcontextprotocol/server').then((server) => ({
     Server: server.Server,
     ProtocolError: server.ProtocolError,
     createMcpHandler: server.createMcpHandler,
     isLegacyRequest: server.isLegacyRequest,
     isInitializeRequest: server.isInitializeRequest,
     specTypeSchemas: server.specTypeSchemas,
-    NodeStreamableHTTPServerTransport: node.NodeStreamableHTTPServerTransport,
-    toNodeHandler: node.toNodeHandler,
-    toWebRequest: node.toWebRequest,
+    WebStandardStreamableHTTPServerTransport: server.WebStandardStreamableHTTPServerTransport,
   }));
   return loading;
 }

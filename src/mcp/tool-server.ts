@@ -21,8 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
-import type { NodeMcpRequestHandler, NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { AuthInfo, CacheHint, CallToolResult, McpHttpHandler, Server, ServerContext, Tool } from '@modelcontextprotocol/server';
+import type { AuthInfo, CacheHint, CallToolResult, McpHttpHandler, Server, ServerContext, Tool, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Tracer } from '@opentelemetry/api';
 import { AgentError } from '../agent-error.js';
 import { didYouMean } from '../config/did-you-mean.js';
@@ -39,6 +38,7 @@ import { type ToolCallRecord, ToolCallTracer } from './tool-call-tracer.js';
 import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { ToolServices } from './tool-services.js';
+import { webRequest, writeResponse } from './web-exchange.js';
 
 export interface ToolServerOptions {
   readonly host: string;
@@ -102,7 +102,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 interface McpSession {
   readonly server: Server;
-  readonly transport: NodeStreamableHTTPServerTransport;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
   /** The credential that opened it; no other may use it. */
   readonly owner: string;
   lastUsed: number;
@@ -112,7 +112,7 @@ export class ToolServer {
   private http: HttpServer | undefined;
   private readonly sessions = new Map<string, McpSession>();
   /** The 2026-07-28 handler and its Node face, made with the first such request. */
-  private modern: { readonly handler: McpHttpHandler; readonly node: NodeMcpRequestHandler } | undefined;
+  private modern: McpHttpHandler | undefined;
   private readonly limiter: RateLimiter;
   private readonly authFailures: AuthFailureLimiter;
   private readonly tracing: ToolCallTracer;
@@ -129,7 +129,7 @@ export class ToolServer {
     this.tracing = new ToolCallTracer(options.tracer);
     this.unsubscribe = options.registry.onChange(() => {
       for (const session of this.sessions.values()) void session.server.sendToolListChanged().catch(() => undefined);
-      this.modern?.handler.notify.toolsChanged();
+      this.modern?.notify.toolsChanged();
     });
   }
 
@@ -173,7 +173,7 @@ export class ToolServer {
     this.unsubscribe();
     for (const session of this.sessions.values()) await session.transport.close().catch(() => undefined);
     this.sessions.clear();
-    await this.modern?.handler.close().catch(() => undefined);
+    await this.modern?.close().catch(() => undefined);
     this.modern = undefined;
     const http = this.http;
     this.http = undefined;
@@ -237,7 +237,6 @@ export class ToolServer {
     };
     // Handed to the SDK, which gives it to the request handlers (ctx.http.authInfo).
     const authInfo: AuthInfo = { token: '', clientId: caller.agentName, scopes: [...caller.permissions], extra: { context } };
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
 
     // A 2025 client's session: it belongs to the credential that opened it.
     const sessionId = header(req, 'mcp-session-id');
@@ -248,7 +247,7 @@ export class ToolServer {
     if (req.method !== 'POST') {
       if (!existing) return this.refuse(res, 405, 'no MCP session: 2025-11-25 clients open one with an initialize request; 2026-07-28 clients POST every request', { allow: 'POST' });
       existing.lastUsed = this.now();
-      return existing.transport.handleRequest(req, res);
+      return writeResponse(res, await existing.transport.handleRequest(webRequest(req, res), { authInfo }));
     }
 
     const body = await readBody(req, this.options.maxBodyBytes);
@@ -263,20 +262,21 @@ export class ToolServer {
     if (Array.isArray(message)) return this.refuse(res, 400, 'JSON-RPC batches are not supported: send one message per request', {}, -32600);
     const sdk = await loadMcpSdk();
     // The SDK's own classification: a request carrying the 2026-07-28 `_meta` envelope (or its protocol header) is modern.
-    const legacy = existing !== undefined || (await sdk.isLegacyRequest(await sdk.toWebRequest(req, message), message));
+    const request = webRequest(req, res);
+    const legacy = existing !== undefined || (await sdk.isLegacyRequest(request, message, { maxRequestBodySize: this.options.maxBodyBytes }));
     const malformed = malformedParams(message) ?? invalidForSdk(sdk, message, legacy ? LEGACY_REQUEST_TYPES : MODERN_REQUEST_TYPES);
     // 2026-07-28 answers a malformed request 400; a 2025 session answers every JSON-RPC error 200.
     if (malformed !== undefined) return this.answerError(res, legacy ? 200 : 400, requestId(message), INVALID_PARAMS, malformed);
-    if (!legacy) return this.modernHandler(sdk).node(req, res, message);
+    if (!legacy) return writeResponse(res, await this.modernHandler(sdk).fetch(request, { authInfo, parsedBody: message }));
     if (existing) {
       existing.lastUsed = this.now();
-      return existing.transport.handleRequest(req, res, message);
+      return writeResponse(res, await existing.transport.handleRequest(request, { authInfo, parsedBody: message }));
     }
     if (!sdk.isInitializeRequest(message))
       return this.refuse(res, 400, 'no MCP session: the first request of a 2025-11-25 client must be initialize (2026-07-28 clients send _meta with every request)');
     const session = this.newSession(sdk, caller.credential);
     await session.server.connect(session.transport);
-    await session.transport.handleRequest(req, res, message);
+    await writeResponse(res, await session.transport.handleRequest(request, { authInfo, parsedBody: message }));
   }
 
   /** The credential's identity, or undefined once the request has been refused (401, 429). */
@@ -334,20 +334,18 @@ export class ToolServer {
   }
 
   /** The 2026-07-28 handler: stateless, a server per request, told when the tool list changes. */
-  private modernHandler(sdk: McpSdk): { readonly handler: McpHttpHandler; readonly node: NodeMcpRequestHandler } {
-    if (this.modern) return this.modern;
-    const handler = sdk.createMcpHandler(() => this.newServer(sdk), {
+  private modernHandler(sdk: McpSdk): McpHttpHandler {
+    this.modern ??= sdk.createMcpHandler(() => this.newServer(sdk), {
       legacy: 'reject',
       maxRequestBodySize: this.options.maxBodyBytes,
       onerror: (error) => reportError('tool server (2026-07-28)', error),
     });
-    this.modern = { handler, node: sdk.toNodeHandler(handler, { maxRequestBodySize: this.options.maxBodyBytes }) };
     return this.modern;
   }
 
   private newSession(sdk: McpSdk, owner: string): McpSession {
     const server = this.newServer(sdk);
-    const transport: NodeStreamableHTTPServerTransport = new sdk.NodeStreamableHTTPServerTransport({
+    const transport: WebStandardStreamableHTTPServerTransport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
