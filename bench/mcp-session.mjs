@@ -6,7 +6,8 @@
 // - Connecting after that: a fresh client's connect (2026-07-28: server/discover; 2025-11-25:
 //   initialize and notifications/initialized), 30 times per protocol.
 // - Tool calls: get_service_health, get_incident_context and get_executive_summary, 1000 calls
-//   each per protocol, one at a time, latency as the agent sees it over loopback HTTP.
+//   each per protocol, one at a time, latency as the agent sees it over loopback HTTP; idle (no
+//   traffic between calls) and busy (every operation had a request since the last call).
 // Run against the built output: `npm run build && node bench/mcp-session.mjs`.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -83,13 +84,17 @@ try {
       ['get_executive_summary', {}],
     ]) {
       for (let i = 0; i < 50; i++) await c.callTool({ name, arguments: args });
-      const times = [];
-      for (let i = 0; i < CALLS; i++) {
-        const start = performance.now();
-        await c.callTool({ name, arguments: args });
-        times.push(performance.now() - start);
+      // Idle: no traffic between calls, so what the tools read is unchanged; busy: every operation had a request since the last call.
+      for (const busy of [false, true]) {
+        const times = [];
+        for (let i = 0; i < CALLS; i++) {
+          if (busy) await fetch(`http://127.0.0.1:${port}/__traffic`);
+          const start = performance.now();
+          await c.callTool({ name, arguments: args });
+          times.push(performance.now() - start);
+        }
+        console.log(`${protocol} ${name}, ${busy ? 'busy' : 'idle'}: p50 ${ms(quantile(times, 0.5))}, p99 ${ms(quantile(times, 0.99))} (${CALLS} calls, ${operations} operations)`);
       }
-      console.log(`${protocol} ${name}: p50 ${ms(quantile(times, 0.5))}, p99 ${ms(quantile(times, 0.99))} (${CALLS} calls, ${operations} operations)`);
     }
     await c.close();
   }
