@@ -7,6 +7,7 @@ const BENCHMARKS = [
   ['--expose-gc', 'bench/operation-memory.mjs'],
   ['bench/export-cost.mjs'],
   ['bench/agent-step.mjs'],
+  ['bench/mcp-session.mjs'],
   ['bench/false-positives.mjs'],
   ['bench/http.mjs'],
   ['bench/frameworks.mjs'],

@@ -11,8 +11,8 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { clientSetups } from './client-setups.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHORT = process.argv.includes('--short');
@@ -174,7 +174,8 @@ const loops = [1, 2, 3, 4].map((seed) => trafficLoop(seed * 1000));
 
 // ---- MCP clients: an observer for the progress line, the operator agent ----
 async function connect(token, name) {
-  const client = new Client({ name, version: '1.0.0' });
+  // MCP 2026-07-28: no session, the protocol version and capabilities in every request's _meta.
+  const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-agent-name': name } } }));
   return async (tool, args = {}) => {
     const result = await client.callTool({ name: tool, arguments: args });
@@ -297,21 +298,10 @@ console.log(`${checks.filter(([, ok]) => ok).length} passed, ${checks.filter(([,
 
 if (KEEP && passed) {
   console.log(`
-The service keeps running (Ctrl-C stops it). Connect your own MCP client:
+The service keeps running (Ctrl-C stops it). Connect your own MCP client (docs/mcp.md, "Connecting a client"):
   URL:    ${mcpUrl}
-  Token:  ${OPERATOR_TOKEN}  (role operator; ${OBSERVER_TOKEN} is an observer)
-  MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", the URL above,
-                 header Authorization: Bearer ${OPERATOR_TOKEN}
-  Client configuration:
-  {
-    "mcpServers": {
-      "orders-service": {
-        "type": "http",
-        "url": "${mcpUrl}",
-        "headers": { "Authorization": "Bearer ${OPERATOR_TOKEN}" }
-      }
-    }
-  }`);
+  Token:  ${OPERATOR_TOKEN}  (role operator; ${OBSERVER_TOKEN} is an observer)`);
+  for (const setup of clientSetups(mcpUrl, OPERATOR_TOKEN, 'orders-service')) console.log(`\n  ${setup.client}, ${setup.where}:\n${indent(setup.text)}`);
 } else {
   trafficOn = false;
   await Promise.all(loops);

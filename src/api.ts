@@ -6,9 +6,10 @@ import type { ChangeKind } from './analysis/change-tracker.js';
 import type { CircuitState, OpossumLike } from './analysis/circuit-breakers.js';
 import type { Engine } from './analysis/engine.js';
 import type { CustomActionDefinition } from './incidents/remediation.js';
-import { startToolServer as startServer } from './mcp/start-tool-server.js';
-import type { CustomToolDefinition, CustomToolHandler } from './mcp/tool-registry.js';
+import type { ToolDefinition } from './mcp/tool-definition.js';
+import { type CustomToolDefinition, type CustomToolHandler, customTool } from './mcp/tool-registry.js';
 import { runtime } from './runtime.js';
+import { launchToolServer } from './start.js';
 
 export { type Agent, agent, currentRun } from './agentic/agent.js';
 export { AgentMethod, type AgentMethodOptions } from './agentic/agent-method.js';
@@ -54,20 +55,31 @@ export function currentEngine(): Engine | undefined {
   return runtime().engine;
 }
 
+export { AgentError } from './agent-error.js';
 export type { CustomActionDefinition, RemediationContext } from './incidents/remediation.js';
 export { sha256Hex } from './mcp/authenticator.js';
-export type { CallerIdentity, ToolContext, ToolResult } from './mcp/tool-definition.js';
-export { type CustomToolDefinition, type CustomToolHandler, ToolRegistry } from './mcp/tool-registry.js';
+export { type ArgumentsOf, defineTool, type ToolParam, type ToolParams, type ToolSpec } from './mcp/define-tool.js';
+export type { CallerIdentity, ParameterDefinition, ToolContext, ToolDefinition, ToolResult } from './mcp/tool-definition.js';
+export { format, id, oneOf, operationName, page, text } from './mcp/tool-params.js';
+export { type CustomToolDefinition, type CustomToolHandler, customTool, ToolRegistry } from './mcp/tool-registry.js';
 
 /**
- * Registers a custom MCP tool: it appears in tools/list (announced with
- * notifications/tools/list_changed when the server already runs) and obeys permissions.
+ * Registers a custom MCP tool: it appears in tools/list (announced to connected agents when the
+ * server already runs) and obeys permissions. Either a tool made with defineTool, whose handler
+ * gets checked and parsed arguments, or a definition in the spec's shape with a handler whose
+ * string or object result is shown as text. An AgentError thrown by a handler reaches the agent
+ * as an `isError` result with its message.
  *
  * @example
  * registerTool({ name: 'get_queue_depth', description: 'Jobs waiting', permission: 'READ', readOnly: true }, () => `${queue.length} jobs`);
+ * registerTool(defineTool({ name: 'get_queue', description: 'One queue', readOnly: true, params: { queue: text('Queue name', { required: true }) }, handler: ({ queue }) => `${depth(queue)} jobs` }));
  */
-export function registerTool(definition: CustomToolDefinition, handler: CustomToolHandler): void {
-  runtime().tools.registerCustom(definition, handler);
+export function registerTool(tool: ToolDefinition): void;
+export function registerTool(definition: CustomToolDefinition, handler: CustomToolHandler): void;
+export function registerTool(definition: CustomToolDefinition | ToolDefinition, handler?: CustomToolHandler): void {
+  if (handler === undefined && typeof (definition as Partial<ToolDefinition>).handler !== 'function')
+    throw new Error(`registerTool: give a tool made with defineTool, or a definition and a handler function (tool "${String(definition.name)}")`);
+  runtime().tools.register(handler === undefined ? (definition as ToolDefinition) : customTool(definition as CustomToolDefinition, handler));
 }
 
 /** Registers a remediation action agents can list and execute (audited; approval if required). */
@@ -102,7 +114,7 @@ export async function startToolServer(): Promise<string> {
   const state = runtime();
   if (state.toolServer) return state.toolServer.url;
   if (!state.engine || !state.context) throw new Error('svc is not running: start it with node --import @svc/register, or start(), with svc.enabled=true');
-  return (await startServer(state.context.config, state.engine, state.context.metadata)).url;
+  return (await launchToolServer(state.context.config, state.engine, state.context.metadata)).url;
 }
 
 /** Stops the MCP tool server; the service and its telemetry go on. */

@@ -146,3 +146,33 @@ export const AGENT = {
 } as const;
 
 export const ERROR_TYPE = 'error.type';
+
+/**
+ * The OpenTelemetry MCP semantic conventions (Development status) of semantic conventions v1.41.0
+ * (docs/gen-ai/mcp.md, the server span), the names of `@opentelemetry/semantic-conventions` 1.45.0's
+ * incubating constants, for the span of every `tools/call` the tool server answers.
+ */
+export const MCP = {
+  methodName: 'mcp.method.name',
+  protocolVersion: 'mcp.protocol.version',
+  sessionId: 'mcp.session.id',
+  jsonrpcRequestId: 'jsonrpc.request.id',
+  rpcResponseStatusCode: 'rpc.response.status_code',
+  networkTransport: 'network.transport',
+  networkProtocolName: 'network.protocol.name',
+  clientAddress: 'client.address',
+  clientPort: 'client.port',
+} as const;
+
+/** svc's own attributes of a tool call span, where the conventions have none: who called, and how it ended. */
+export const MCP_CALL = {
+  agentName: 'svc.mcp.agent.name',
+  agentRole: 'svc.mcp.agent.role',
+  outcome: 'svc.mcp.outcome',
+} as const;
+
+/**
+ * The instrumentation scope of the tool server's spans. The span processor skips spans of this
+ * scope: a tool call is svc's work, never one of the app's operations.
+ */
+export const MCP_INSTRUMENTATION_SCOPE = '@svc/register/mcp';

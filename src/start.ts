@@ -5,18 +5,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { diag } from '@opentelemetry/api';
+import { diag, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { declaredAgentNames } from './agentic/agent-declarations.js';
 import { configuredAgentsNeverDeclared, configuredAgentWhere } from './agentic/configured-agents.js';
 import type { ChangeEntry, ChangeTracker } from './analysis/change-tracker.js';
 import { systemClock } from './analysis/clock.js';
+import type { Engine as AnalysisEngine } from './analysis/engine.js';
+import { MCP_INSTRUMENTATION_SCOPE } from './attribute-names.js';
 import { type ConfigProblem, formatProblem } from './config/config-source.js';
 import { type LoadConfigOptions, loadConfig } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
 import { startupChecks } from './config/startup-checks.js';
 import { frontendTelemetry, startFrontendListener } from './frontend/start-frontend.js';
 import { startToolServer } from './mcp/start-tool-server.js';
+import type { ToolServer } from './mcp/tool-server.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
 import { printable } from './printable.js';
@@ -24,6 +27,7 @@ import { reportError } from './report-error.js';
 import { runtime } from './runtime.js';
 import { Engine } from './service-engine.js';
 import { attachState, openStateFromConfig, restoreState } from './state-persistence.js';
+import type { OpenedState } from './store/open-state.js';
 import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
 import { startTelemetry } from './telemetry/sdk.js';
@@ -107,6 +111,31 @@ function undeclaredAgentProblems(config: ResolvedConfig): ConfigProblem[] {
   }));
 }
 
+/**
+ * Starts the tool server with what this process holds: its tool registry, its agents' activity,
+ * the remediation actions registered before, and its set of own ports (not traced as the app's).
+ * The composition root: src/mcp reaches the process's state only through these callbacks.
+ */
+export async function launchToolServer(config: ResolvedConfig, engine: AnalysisEngine, metadata: ServiceMetadata, persisted?: OpenedState): Promise<ToolServer> {
+  const state = runtime();
+  const server = await startToolServer(config, engine, metadata, {
+    tools: state.tools,
+    agents: state.agents,
+    ...(state.frontend && { frontend: state.frontend }),
+    ...(persisted && { state: persisted }),
+    takePendingActions: () => state.pendingActions.splice(0),
+    onRemediation: (remediation) => {
+      state.remediation = remediation;
+    },
+    onPortBound: (port) => state.ownPorts.add(port),
+    onPortReleased: (port) => state.ownPorts.delete(port),
+    // Exported with the app's telemetry; the span processor skips this scope (not an operation).
+    tracer: trace.getTracer(MCP_INSTRUMENTATION_SCOPE),
+  });
+  state.toolServer = server;
+  return server;
+}
+
 export function start(options: StartOptions = {}): Svc | undefined {
   try {
     return startOrThrow(options);
@@ -161,9 +190,11 @@ function startOrThrow(options: StartOptions): Svc {
   const processors = engine ? [engine.createSpanProcessor(metadata, settleTopology), ...(frontend ? [frontend.spanProcessor] : [])] : [];
   const resource = topology.resource.merge(resourceFromAttributes(deploymentAttributes(deployment)));
   const loss = new TelemetryLoss({ report: reportTelemetryLoss, reportIntervalMs: LOSS_REPORT_INTERVAL_MS, clock: systemClock });
-  const telemetry = startTelemetry({ resource, spanProcessors: processors, loss });
+  const ownPorts = runtime().ownPorts;
+  const telemetry = startTelemetry({ resource, spanProcessors: processors, loss, isOwnPort: (port) => ownPorts.has(port) });
   const stopLossReports = loss.startReporting();
   runtime().active = enabled;
+  decoratorRegistry().active = enabled;
   runtime().engine = engine;
   runtime().context = { config, metadata };
   runtime().frontend = frontend;
@@ -196,7 +227,7 @@ function startOrThrow(options: StartOptions): Svc {
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
   // A refused tool server was reported above, with why, by startupChecks.
   if (engine && config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
-    startToolServer(config, engine, metadata, state).catch((error: unknown) => {
+    launchToolServer(config, engine, metadata, state).catch((error: unknown) => {
       process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
     });
   } else if (engine && state) {
@@ -228,6 +259,7 @@ function startOrThrow(options: StartOptions): Svc {
       await settledWithin(state?.writer.close() ?? Promise.resolve(), shutdownTimeoutMs);
       if (runtime().state === state?.writer) runtime().state = undefined;
       runtime().active = false;
+      decoratorRegistry().active = false;
       runtime().engine = undefined;
       stopLossReports();
       await settledWithin(telemetry.shutdown(), shutdownTimeoutMs);

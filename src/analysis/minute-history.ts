@@ -27,6 +27,15 @@ export interface MinuteStats {
   readonly p99: number;
 }
 
+/** Requests, errors and latency percentiles over some minutes. */
+export interface MinuteSummary {
+  readonly count: number;
+  readonly errors: number;
+  readonly errorRate: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
 export class MinuteHistory {
   private readonly ring: TimeRing;
   private readonly histograms: (Uint32Array | undefined)[];
@@ -34,6 +43,9 @@ export class MinuteHistory {
   firstAt = Number.NaN;
   // A boolean checked per span: a double field is a heap box, one more cache line to read.
   private started = false;
+  /** Counts requests added, so a summary read twice within a minute without traffic is computed once. */
+  private writes = 0;
+  private summaryOf: { writes: number; minute: number; count: number; value: MinuteSummary } | undefined;
 
   /** Keeps `minutes` whole minutes and the current one. */
   constructor(readonly minutes: number) {
@@ -47,6 +59,7 @@ export class MinuteHistory {
       this.started = true;
       this.firstAt = now;
     }
+    this.writes++;
     const slot = this.ring.add(now, COUNT);
     if (isError) this.ring.addTo(slot, ERRORS);
     (this.histograms[slot] ??= newHistogram())[bucketOfLog(log)]!++;
@@ -63,8 +76,17 @@ export class MinuteHistory {
     return Math.max(0, Math.min(start + MINUTE_MS, now) - from);
   }
 
-  /** Totals over the last `count` minutes. */
-  summary(now: number, count: number): { count: number; errors: number; errorRate: number; p50: number; p99: number } {
+  /** Totals over the last `count` minutes; the same until a request is added or the minute turns. */
+  summary(now: number, count: number): MinuteSummary {
+    const minute = Math.floor(now / MINUTE_MS);
+    const cached = this.summaryOf;
+    if (cached && cached.writes === this.writes && cached.minute === minute && cached.count === count) return cached.value;
+    const value = this.computeSummary(now, count);
+    this.summaryOf = { writes: this.writes, minute, count, value };
+    return value;
+  }
+
+  private computeSummary(now: number, count: number): MinuteSummary {
     const minutes = this.recent(now, count);
     let requests = 0;
     let errors = 0;

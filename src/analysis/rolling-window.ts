@@ -32,6 +32,9 @@ export class RollingWindow {
   private size = 0;
   private errorCount = 0;
   private sinceRecompute = 0;
+  /** Counts changes, so percentiles read twice without a change in between are sorted once. */
+  private writes = 0;
+  private percentilesOf: { writes: number; qs: string; values: number[] } | undefined;
 
   constructor(readonly capacity: number) {
     this.data = new Float64Array(HEADER + STRIDE * capacity);
@@ -40,6 +43,7 @@ export class RollingWindow {
   /** Forgets every observation, keeping the buffer. */
   clear(): void {
     this.next = this.size = this.sinceRecompute = this.errorCount = 0;
+    this.writes++;
     this.data.fill(0, 0, HEADER);
   }
 
@@ -68,6 +72,7 @@ export class RollingWindow {
     data[LOG_SUM] += log;
     data[LOG_SUM_SQUARES] += log * log;
     if (isError) this.errorCount++;
+    this.writes++;
     this.next = this.next + 1 === this.capacity ? 0 : this.next + 1;
     if (++this.sinceRecompute >= this.capacity) this.recompute();
   }
@@ -120,12 +125,59 @@ export class RollingWindow {
     };
   }
 
-  /** Nearest-rank percentiles (q in 0..1) of the latencies in the window; sorts a copy. */
+  /**
+   * Nearest-rank percentiles (q in 0..1) of the latencies in the window, selected in a copy, once
+   * per change of the window: the tools read every operation's baseline at each call, and sorting
+   * 500 windows of 1000 latencies took 12 ms (bench/mcp-session.mjs).
+   */
   percentiles(...qs: number[]): number[] {
     if (this.size === 0) return qs.map(() => 0);
-    const sorted = new Float64Array(this.size);
-    for (let i = 0; i < this.size; i++) sorted[i] = this.data[HEADER + STRIDE * i]!;
-    sorted.sort();
-    return qs.map((q) => sorted[Math.min(this.size - 1, Math.max(0, Math.ceil(q * this.size) - 1))]!);
+    const key = qs.join(',');
+    const cached = this.percentilesOf;
+    if (cached && cached.writes === this.writes && cached.qs === key) return [...cached.values];
+    const n = this.size;
+    if (scratch.length < n) scratch = new Float64Array(Math.max(n, this.capacity));
+    for (let i = 0; i < n; i++) scratch[i] = this.data[HEADER + STRIDE * i]!;
+    const ranks = qs.map((q) => Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)));
+    const values = new Array<number>(qs.length);
+    // Ascending ranks: once the k-th is in place, every larger one is to its right.
+    let from = 0;
+    for (const i of ranks.map((_, index) => index).sort((a, b) => ranks[a]! - ranks[b]!)) {
+      values[i] = select(scratch, from, n - 1, ranks[i]!);
+      from = ranks[i]!;
+    }
+    this.percentilesOf = { writes: this.writes, qs: key, values };
+    return [...values];
   }
+}
+
+/** One buffer for every window's percentiles: reads happen one at a time, and no window keeps a copy. */
+let scratch = new Float64Array(0);
+
+/**
+ * The value of rank `k` of `a[lo..hi]` (quickselect, Hoare partition): on return `a[k]` holds it,
+ * smaller or equal values before it, larger or equal after. About four times faster than sorting
+ * 1000 latencies, the same values as the nearest-rank of the sorted window.
+ */
+function select(a: Float64Array, lo: number, hi: number, k: number): number {
+  while (hi > lo) {
+    const pivot = a[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const swap = a[i]!;
+        a[i] = a[j]!;
+        a[j] = swap;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
 }

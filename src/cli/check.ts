@@ -82,8 +82,10 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
 
   // The operation catalog start-up uses, without decorators: the CLI cannot see them.
   const problems: ConfigProblem[] = [...config.problems];
-  const catalog = new OperationCatalog(config, { observable: undefined, dependencies: [], consumers: [], operations: new Map(), operationOfSpan: new WeakMap(), version: 0 }, (problem) =>
-    problems.push(problem),
+  const catalog = new OperationCatalog(
+    config,
+    { observable: undefined, dependencies: [], consumers: [], operations: new Map(), operationOfSpan: new WeakMap(), version: 0, active: false },
+    (problem) => problems.push(problem),
   );
   const checks = startupChecks(config, catalog);
   problems.push(...checks.problems, ...agentsNotInSource(config, cwd));

@@ -9,6 +9,7 @@
  * request. Bounded: at most `maxPerCredential` open requests per credential (its oldest is
  * dropped, counted).
  */
+import { AgentError } from '../agent-error.js';
 import type { Clock } from '../analysis/clock.js';
 import type { Actor } from './actor.js';
 import { IdSequence } from './id-sequence.js';
@@ -27,7 +28,8 @@ export interface ApprovalRequest {
   approvedAt?: number;
 }
 
-export class ApprovalError extends Error {}
+/** Why an action cannot run without an approval, and how to obtain one. */
+export class ApprovalError extends AgentError {}
 
 export const APPROVE_PREFIX = 'approve:';
 /** Open approval requests kept per credential. */

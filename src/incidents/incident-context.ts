@@ -1,8 +1,8 @@
 /**
- * The complete diagnosis get_incident_context returns: what is happening, what changed, what is
- * affected, what to do, and similar past incidents (spec "Incident"). Built from the open
+ * The complete diagnosis get_incident_context returns, as data: what is happening, what changed,
+ * what is affected, what to do, and similar past incidents (spec "Incident"). Built from the open
  * incident of the operation (or, without one, from its current state), the engine, the metadata
- * and the remediation catalog.
+ * and the remediation catalog; its text layout lives with the tool (src/mcp/tools/get-incident-context.ts).
  *
  * Rules where the spec is silent:
  * - patterns: the episode's, plus cold_start when the operation's cold start (engine.coldStartOf)
@@ -21,8 +21,6 @@
  */
 import type { Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
-import { PATTERN_DESCRIPTIONS } from '../analysis/pattern-matcher.js';
-import { blocks, fields, isoTime, ms, percent, section, withBaseline } from '../mcp/text-layout.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import type { Incident, IncidentTracker } from './incident-tracker.js';
 import type { Remediation, RemediationAction } from './remediation.js';
@@ -49,8 +47,9 @@ export interface IncidentContext {
   readonly id: string | undefined;
   readonly severity: string;
   readonly time: number;
-  readonly summary: string;
   readonly operation: string;
+  /** Whether the operation had traffic in the recent minutes (else its rates and latencies read 0). */
+  readonly trafficSeen: boolean;
   readonly errorRate: number;
   readonly baselineErrorRate: number | undefined;
   readonly p50: number;
@@ -128,13 +127,12 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
 
   const severity = incident && incidents.severityNow(incident);
   const errorRate = health?.errorRate ?? 0;
-  const what = patterns.length ? patterns.join(', ') : incident ? 'latency anomaly' : 'no open incident';
   return {
     id: incident?.id,
     severity: severity ? `${severity.severity}${severity.lowered ? ` (${severity.lowered})` : ''}` : 'NONE',
     time: openedAt,
-    summary: `${operation}: ${what}; error rate ${percent(errorRate)}, p50 ${ms(health?.p50)}; service ${summary.status}`,
     operation,
+    trafficSeen: health !== undefined,
     errorRate,
     baselineErrorRate: baseline?.errorRate,
     p50: health?.p50 ?? 0,
@@ -161,61 +159,4 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
     actions,
     similar: incident ? incidents.similarTo(incident).map((past) => ({ id: past.id, cause: past.cause ?? 'unknown', resolution: past.resolution ?? 'unknown' })) : [],
   };
-}
-
-/** One WHAT CHANGED line: `<time> <kind>: <description>`, flagged as the probable cause or as an action taken. */
-export function changeLine(change: ChangeLine, causeReason: string | undefined): string {
-  const flag = change.probableCause ? `  PROBABLE CAUSE (${causeReason ?? 'closest change'})` : change.actionTaken ? '  ACTION TAKEN (not a cause)' : '';
-  return `${isoTime(change.timestamp)} ${change.kind}: ${change.description}${flag}`;
-}
-
-export function formatIncidentContext(context: IncidentContext): string {
-  const changed = [
-    context.lastDeployment
-      ? `Last deploy: ${context.lastDeployment.version} at ${isoTime(context.lastDeployment.timestamp)}${context.lastDeployment.probableCause ? '  PROBABLE CAUSE' : ''}`
-      : 'Last deploy: unknown',
-    ...context.changes.map((c) => changeLine(c, context.causeReason)),
-  ];
-  const escalation = `Escalation level: ${context.escalationLevel.toUpperCase()}${context.onCallChannel && context.escalationLevel !== 'auto_resolve' ? ` (${context.onCallChannel})` : ''}`;
-  return blocks(
-    `INCIDENT ${context.id ?? 'none (no open incident for this operation)'}`,
-    fields([
-      ['SEVERITY', context.severity],
-      ['TIME', isoTime(context.time)],
-      ['SUMMARY', context.summary],
-    ]).join('\n'),
-    section(
-      'WHAT IS HAPPENING',
-      fields([
-        ['Operation', context.operation],
-        ['Error rate', withBaseline(percent(context.errorRate), context.baselineErrorRate === undefined ? undefined : percent(context.baselineErrorRate))],
-        ['Latency P50', withBaseline(ms(context.p50), context.baselineP50 === undefined ? undefined : ms(context.baselineP50))],
-        ['Latency P99', withBaseline(ms(context.p99), context.baselineP99 === undefined ? undefined : ms(context.baselineP99))],
-        ['Anomaly score', context.anomalyScore.toFixed(2)],
-        ['Service health', `${context.serviceStatus}${context.serviceReasons.length ? ` (${context.serviceReasons.join('; ')})` : ''}`],
-        ['Patterns', context.patterns.length ? context.patterns.map((p) => `${p} (${PATTERN_DESCRIPTIONS[p]})`).join('; ') : 'none'],
-      ]),
-    ),
-    section('WHAT CHANGED', changed),
-    section(
-      'WHAT IS AFFECTED',
-      fields([
-        ['Scope', context.scope],
-        ['User-facing', context.userFacing ? 'YES' : 'NO'],
-        ['Operations', context.affectedOperations.join(', ') || 'none'],
-        ['Dependencies', context.affectedDependencies.join(', ') || 'none'],
-        ['Consumers', context.affectedConsumers.join(', ') || 'none'],
-      ]),
-    ),
-    section('SUGGESTED ACTIONS', [
-      escalation,
-      ...(context.runbookUrl ? [`Runbook: ${context.runbookUrl}`] : []),
-      `Retryable: ${context.retryable ? 'YES' : 'NO'}; safe to restart: ${context.safeToRestart ? 'YES' : 'NO'}`,
-      ...context.actions.map((a) => `[${a.priority}] ${a.name} - ${a.description}${a.requiresApproval ? ' [NEEDS APPROVAL]' : ''}`),
-    ]),
-    section(
-      'SIMILAR PAST INCIDENTS',
-      context.similar.map((s) => `${s.id}: cause ${s.cause}; resolution ${s.resolution}`),
-    ),
-  );
 }

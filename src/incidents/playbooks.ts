@@ -1,5 +1,6 @@
 /**
- * Playbooks: one step graph per incident pattern plus a generic one, served by get_playbook.
+ * Playbooks: one step graph per incident pattern plus a generic one, served by get_playbook (which
+ * lays them out as text, src/mcp/tools/get-playbook.ts).
  * Steps are numbered from 1 and name their successor per outcome (spec, Playbook flow): CHECK and
  * ACTION steps go on by success or failure, DECISION steps by yes or no; 'END' ends the playbook.
  *
@@ -10,9 +11,10 @@
  * (get_error_analysis), `deployment.age_minutes` (WHAT CHANGED), `heap.slope_mb_per_minute`.
  */
 
+import { AgentError } from '../agent-error.js';
 import { INCIDENT_PATTERNS, type IncidentPattern } from '../analysis/pattern-matcher.js';
 import { didYouMean } from '../config/did-you-mean.js';
-import { blocks, fields, section } from '../mcp/text-layout.js';
+import { printable } from '../printable.js';
 import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
 
 export type PlaybookStepKind = 'CHECK' | 'DECISION' | 'ACTION';
@@ -195,14 +197,14 @@ export const PLAYBOOKS: readonly Playbook[] = Object.freeze([
 
 const BY_PATTERN = new Map<string, Playbook>(PLAYBOOKS.flatMap((p) => p.triggerPatterns.map((pattern) => [pattern, p] as const)));
 
-/** An explicit pattern name that is not an incident pattern. */
-export class UnknownPatternError extends Error {
+/** An explicit pattern name that is not an incident pattern; the echoed name is cut at 64 characters. */
+export class UnknownPatternError extends AgentError {
   constructor(
     readonly pattern: string,
     readonly accepted: readonly string[] = INCIDENT_PATTERNS,
   ) {
     const suggestion = didYouMean(pattern, accepted);
-    super(`unknown pattern "${pattern}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; accepted patterns: ${accepted.join(', ')}`);
+    super(`unknown pattern "${printable(pattern, 64)}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; accepted patterns: ${accepted.join(', ')}`);
   }
 }
 
@@ -226,30 +228,4 @@ export function selectPlaybook(options: { pattern?: string; operationPatterns?: 
     if (found) return found;
   }
   return GENERIC;
-}
-
-function successors(step: PlaybookStep): string {
-  const { success, failure, yes, no } = step.next;
-  if (step.kind === 'DECISION') return `If yes -> ${yes ?? 'END'}, if no -> ${no ?? 'END'}`;
-  return `On success -> ${success ?? 'END'}, on failure -> ${failure ?? 'END'}`;
-}
-
-function stepLines(step: PlaybookStep): string[] {
-  const head = `${step.index}. `;
-  const indent = ' '.repeat(head.length);
-  const detail = step.kind === 'ACTION' ? `Action: ${step.action}${step.requiresApproval ? ' REQUIRES APPROVAL' : ''}` : `Condition: ${step.condition}`;
-  return [`${head}[${step.kind}] ${step.description}`, `${indent}${detail}`, `${indent}${successors(step)}`];
-}
-
-/** get_playbook's text layout: the PLAYBOOK line, Trigger Patterns, then the numbered Steps. */
-export function formatPlaybook(playbook: Playbook, operationName?: string): string {
-  const title = `PLAYBOOK ${playbook.name}${operationName ? ` for ${operationName}` : ''}`;
-  const header = [
-    title,
-    ...fields([
-      ['Trigger Patterns', playbook.triggerPatterns.length ? playbook.triggerPatterns.join(', ') : 'any'],
-      ['Description', playbook.description],
-    ]),
-  ].join('\n');
-  return blocks(header, section('Steps:', playbook.steps.flatMap(stepLines)));
 }

@@ -18,6 +18,7 @@
  * the flags are set again and the breakers opened again (once the app registers them).
  */
 
+import { AgentError } from '../agent-error.js';
 import type { ChangeTarget } from '../analysis/change-tracker.js';
 import type { Engine } from '../analysis/engine.js';
 import { canonicalOperationName } from '../operation-name.js';
@@ -63,7 +64,7 @@ export interface ExecutionResult {
   readonly audit: AuditEntry;
 }
 
-export class RemediationRefused extends Error {}
+export class RemediationRefused extends AgentError {}
 
 /** Built-in kinds whose target is an operation (the others target a circuit breaker). */
 const OPERATION_KINDS: ReadonlySet<string> = new Set(['enable_fallback', 'disable_fallback', 'reset_baseline', 'escalate'] satisfies BuiltInActionKind[]);

@@ -12,6 +12,7 @@
  * Persisted (docs/state.md) as the `sessions` collection, one record per session written when an
  * entry is added; previous runs' sessions are restored before this run's, within the same bounds.
  */
+import { AgentError } from '../agent-error.js';
 import type { Clock } from '../analysis/clock.js';
 import { recordBytes } from '../memory-size.js';
 import { fields, finite, list, oneOf, readAll, text } from '../store/record-fields.js';
@@ -47,7 +48,7 @@ export interface SessionLimits {
   readonly maxBytes: number;
 }
 
-export class SessionFullError extends Error {}
+export class SessionFullError extends AgentError {}
 
 interface Stored {
   readonly session: Session;

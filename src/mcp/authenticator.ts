@@ -7,6 +7,7 @@
  * may name the agent and lower the role, never raise it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { AgentError } from '../agent-error.js';
 import { formatKey } from '../config/config-key.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
@@ -24,7 +25,8 @@ interface TokenEntry {
   readonly digest: Buffer;
 }
 
-export class AuthenticationError extends Error {}
+/** A credential refused (401), or a declared name or role refused (403 for headers, an `isError` result for `_meta`). */
+export class AuthenticationError extends AgentError {}
 
 /** A credential setting the tool server cannot run with: the key (with `svc.`) and what is wrong. */
 export interface CredentialProblem {

@@ -1,22 +1,32 @@
 /**
- * The MCP SDK, loaded when the first agent request arrives instead of at start: its server,
- * transport and schemas hold about 7 MB of heap (svc's start-up modules take 20 MB instead of 27),
- * and most processes never see an agent. The first request waits for the load once.
+ * The MCP SDK v2 (`@modelcontextprotocol/server`), loaded when the first agent request arrives
+ * instead of at start: most processes never see an agent, and the first request waits for the
+ * load once. Everything svc uses from the SDK goes through here; node:http meets the SDK's
+ * web-standard handlers in src/mcp/web-exchange.ts.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type * as ServerSdk from '@modelcontextprotocol/server';
 
 export interface McpSdk {
-  readonly Server: typeof Server;
-  readonly StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport;
-  readonly types: typeof import('@modelcontextprotocol/sdk/types.js');
+  readonly Server: typeof ServerSdk.Server;
+  readonly ProtocolError: typeof ServerSdk.ProtocolError;
+  readonly createMcpHandler: typeof ServerSdk.createMcpHandler;
+  readonly isLegacyRequest: typeof ServerSdk.isLegacyRequest;
+  readonly isInitializeRequest: typeof ServerSdk.isInitializeRequest;
+  readonly specTypeSchemas: typeof ServerSdk.specTypeSchemas;
+  readonly WebStandardStreamableHTTPServerTransport: typeof ServerSdk.WebStandardStreamableHTTPServerTransport;
 }
 
 let loading: Promise<McpSdk> | undefined;
 
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js')]).then(
-    ([server, transport, types]) => ({ Server: server.Server, StreamableHTTPServerTransport: transport.StreamableHTTPServerTransport, types }),
-  );
+  loading ??= import('@modelcontextprotocol/server').then((server) => ({
+    Server: server.Server,
+    ProtocolError: server.ProtocolError,
+    createMcpHandler: server.createMcpHandler,
+    isLegacyRequest: server.isLegacyRequest,
+    isInitializeRequest: server.isInitializeRequest,
+    specTypeSchemas: server.specTypeSchemas,
+    WebStandardStreamableHTTPServerTransport: server.WebStandardStreamableHTTPServerTransport,
+  }));
   return loading;
 }

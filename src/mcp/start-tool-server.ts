@@ -1,32 +1,58 @@
 /**
  * Assembles and starts the tool server from configuration: roles, tokens, the incident tracker,
  * remediation with its audit trail and verifier, sessions, and the built-in tools beside the
- * app's custom ones. The URL goes to stderr, as the port may be ephemeral.
+ * app's custom ones. What belongs to the process (the tool registry, the agents' activity,
+ * remediation actions registered early, the ports svc serves) comes from the composition root
+ * (src/start.ts) as a ToolServerHost. The URL goes to stderr, as the port may be ephemeral.
  */
 import { readFileSync } from 'node:fs';
+import type { Tracer } from '@opentelemetry/api';
+import type { AgentActivity } from '../agentic/agent-activity.js';
 import type { Engine } from '../analysis/engine.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
+import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import { Approvals } from '../incidents/approvals.js';
 import { AuditTrail } from '../incidents/audit-trail.js';
 import { IncidentTracker } from '../incidents/incident-tracker.js';
-import { Remediation } from '../incidents/remediation.js';
+import { type CustomActionDefinition, Remediation } from '../incidents/remediation.js';
 import { SessionStore } from '../incidents/session-store.js';
 import { Verifier } from '../incidents/verification.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
-import { runtime } from '../runtime.js';
 import { attachState, restoreState } from '../state-persistence.js';
 import type { OpenedState } from '../store/open-state.js';
 import { Authenticator } from './authenticator.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
 import { Roles } from './roles.js';
+import type { ToolRegistry } from './tool-registry.js';
 import { ToolServer, ToolServerError } from './tool-server.js';
 import { NOT_STARTED, toolServerProblems } from './tool-server-config.js';
 import type { ToolServices } from './tool-services.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+/** What the process gives the tool server, through callbacks from the composition root. */
+export interface ToolServerHost {
+  /** Built-in and custom tools; the built-ins are added when missing. */
+  readonly tools: ToolRegistry;
+  /** What agents inside the app did (get_service_health's AGENTS, get_incident_context's guardrail trips). */
+  readonly agents?: AgentActivity;
+  /** Custom remediation actions registered before the server started, handed over once. */
+  readonly takePendingActions?: () => readonly CustomActionDefinition[];
+  /** Told the remediation before the server starts, so actions registered from now on go straight to it. */
+  readonly onRemediation?: (remediation: Remediation) => void;
+  readonly onPortBound?: (port: number) => void;
+  readonly onPortReleased?: (port: number) => void;
+  /** The tracer of the tool calls' spans (scope MCP_INSTRUMENTATION_SCOPE); none: calls are not traced. */
+  readonly tracer?: Tracer;
+  /** Browser telemetry, when svc.frontend.enabled (get_cross_stack_context). */
+  readonly frontend?: FrontendTelemetry;
+  /** The state store: what the tools hold is written there, and the previous run's state restored. */
+  readonly state?: OpenedState;
+}
+
 /** The services tools act on, built from configuration; with `state`, what they hold goes to the state store. */
-export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, state?: OpenedState): ToolServices {
+export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, host: Pick<ToolServerHost, 'agents' | 'frontend' | 'state'> = {}): ToolServices {
+  const { agents, frontend, state } = host;
   const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
   const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
   const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'));
@@ -63,24 +89,23 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     sessions,
     verifier,
     maxOutputBytes: config.get('mcp.max-output-bytes'),
-    agents: runtime().agents,
-    frontend: runtime().frontend,
+    ...(agents && { agents }),
+    ...(frontend && { frontend }),
     ...(state && { store: () => state.writer.status() }),
   };
 }
 
-export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, persisted?: OpenedState): Promise<ToolServer> {
+export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, host: ToolServerHost): Promise<ToolServer> {
   // The same check as start-up's and svc check's: a refused setting never reaches the constructors.
   const refused = toolServerProblems(config).filter((p) => p.level === 'error');
   if (refused.length) throw new ToolServerError(`the tool server is not started: ${refused.map((p) => `${p.key}: ${p.message.replace(`; ${NOT_STARTED}`, '')}`).join('; ')}`);
-  const state = runtime();
   const report = (line: string): void => void process.stderr.write(`svc: ${line}\n`);
-  const services = toolServices(config, engine, metadata, persisted);
-  for (const action of state.pendingActions.splice(0)) services.remediation.registerAction(action);
-  state.remediation = services.remediation;
+  const services = toolServices(config, engine, metadata, host);
+  for (const action of host.takePendingActions?.() ?? []) services.remediation.registerAction(action);
+  host.onRemediation?.(services.remediation);
   // The previous run's state is in place before the first agent can ask (bounded by svc.store.timeout).
-  if (persisted) await restoreState(persisted, { ...services, changes: engine.changes }, config.get<number>('store.timeout'), report);
-  for (const tool of BUILT_IN_TOOLS) if (!state.tools.get(tool.name)) state.tools.register(tool);
+  if (host.state) await restoreState(host.state, { ...services, changes: engine.changes }, config.get<number>('store.timeout'), report);
+  for (const tool of BUILT_IN_TOOLS) if (!host.tools.get(tool.name)) host.tools.register(tool);
   const roles = Roles.fromConfig(config);
   const server = new ToolServer({
     host: config.get('mcp.host'),
@@ -89,12 +114,14 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
     rateLimitPerMinute: config.get('mcp.rate-limit-per-minute'),
     maxSessionsPerCredential: config.get('mcp.max-sessions-per-credential'),
     authenticator: Authenticator.fromConfig(config, roles),
-    registry: state.tools,
+    registry: host.tools,
     services,
     version: VERSION,
+    ...(host.onPortBound && { onPortBound: host.onPortBound }),
+    ...(host.onPortReleased && { onPortReleased: host.onPortReleased }),
+    ...(host.tracer && { tracer: host.tracer }),
   });
   const url = await server.start();
-  state.toolServer = server;
   process.stderr.write(`svc: MCP tool server listening at ${url}\n`);
   return server;
 }

@@ -1,15 +1,17 @@
 /**
- * What a tool is: name, description, the permission it needs, string-typed parameters, MCP
- * annotations and a handler. The 15 built-in tools and custom tools share this shape; the tool
- * server lists them, checks permission and arguments at call time, and runs the handler.
+ * What a tool is once defined (src/mcp/define-tool.ts): name, description, the permission it
+ * needs, its string parameters as tools/list shows them, MCP annotations, and a handler that
+ * takes the agent's raw arguments, checks them and runs the tool. The 15 built-in tools and the
+ * app's custom tools share this shape; the tool server lists them, checks permission at call
+ * time and runs the handler.
  */
+import { AgentError } from '../agent-error.js';
 import type { Permission } from '../enums.js';
 import type { Actor } from '../incidents/actor.js';
-import { INPUT_LIMITS } from './input-limits.js';
 import type { ToolServices } from './tool-services.js';
 
+/** A parameter as tools/list shows it. Every tool argument is a string (spec). */
 export interface ParameterDefinition {
-  /** Every tool argument is a string (spec); other types are refused at registration. */
   readonly type: 'string';
   readonly description: string;
   /** Accepted values, checked before the handler runs (for example `text`, `json`). */
@@ -46,24 +48,17 @@ export interface ToolDefinition {
   readonly parameters: Readonly<Record<string, ParameterDefinition>>;
   readonly required: readonly string[];
   readonly annotations: { readonly readOnlyHint: boolean; readonly destructiveHint: boolean };
-  handler(args: Readonly<Record<string, string>>, context: ToolContext): ToolResult | Promise<ToolResult>;
+  /**
+   * Checks the agent's raw arguments against the parameters (an AgentError names what is wrong
+   * and what is accepted), then runs the tool.
+   */
+  handler(args: Readonly<Record<string, unknown>> | undefined, context: ToolContext): Promise<ToolResult>;
 }
 
-/** A tool error the agent can act on; the server turns it into an `isError` result. */
-export class ToolError extends Error {}
-
-/** Annotations of a tool that only reads. */
-export const READ_ONLY = Object.freeze({ readOnlyHint: true, destructiveHint: false });
-
-/** The `operation_name` parameter most tools take. */
-export const OPERATION_NAME: ParameterDefinition = Object.freeze({
-  type: 'string',
-  description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"',
-  maxLength: INPUT_LIMITS.operationName,
-});
-
-/** The `format` parameter of the tools that can answer in JSON. */
-export const FORMAT: ParameterDefinition = Object.freeze({ type: 'string', description: '`text` (default) or `json` for a structured result', enum: Object.freeze(['text', 'json']) });
+/** An argument or a tool's own refusal the agent can act on; the server turns it into an `isError` result. */
+export class ToolError extends AgentError {
+  override readonly name: string = 'ToolError';
+}
 
 export function textResult(text: string, structured?: Record<string, unknown>): ToolResult {
   return structured ? { text, structured } : { text };

@@ -1,26 +1,32 @@
 /**
- * The MCP tool server: Streamable HTTP (MCP SDK 1.x, stateful sessions) at `/mcp` on plain
- * `node:http`. Every protocol detail lives in src/mcp/.
+ * The MCP tool server: Streamable HTTP at `/mcp` on plain `node:http`, MCP SDK v2, serving two
+ * protocol revisions from the one endpoint:
+ * - 2026-07-28, stateless: every request carries its protocol version and capabilities in
+ *   `_meta`; the SDK's `createMcpHandler` serves it (server/discover, Mcp-Method/Mcp-Name header
+ *   checks, ttlMs/cacheScope, subscriptions/listen);
+ * - 2025-11-25 and earlier, with sessions, for clients that open with `initialize` (SDK v1
+ *   clients): each session is an SDK server on a Node Streamable HTTP transport.
+ * The SDK's own classification (`isLegacyRequest`) decides which one serves a request. Every
+ * protocol detail lives in src/mcp/.
  *
- * Per request, in order: path `/mcp` (404), Host and Origin against DNS rebinding (403), the
- * failed-authentication limit (429), the bearer token (401), the caller's rate limit (429 with
- * Retry-After), a declared name or role that may only lower the credential's (403), the MCP
- * session, which belongs to the credential that opened it (another credential gets 404), the
- * body limit (413, chunked or not) and malformed params (-32602). Per tool call: unknown tool ->
- * JSON-RPC -32602; insufficient permission, missing or invalid argument, refused action -> a
- * result with `isError: true` that says what to send instead. Nothing a tool does can throw
- * into the host.
+ * Per request, in order, in both protocols: path `/mcp` (404), Host and Origin against DNS
+ * rebinding (403), the failed-authentication limit (429), the bearer token (401), the caller's
+ * rate limit (429 with Retry-After), a declared name or role that may only lower the
+ * credential's (403), the MCP session of 2025 clients, which belongs to the credential that
+ * opened it (another credential gets 404), the body limit (413, chunked or not), batches (400)
+ * and malformed params (-32602). Per tool call: unknown tool -> JSON-RPC -32602; insufficient
+ * permission, missing or invalid argument, refused action (any AgentError) -> a result with
+ * `isError: true` that says what to send instead. Nothing a tool does can throw into the host.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo, CacheHint, CallToolResult, McpHttpHandler, Server, ServerContext, Tool, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { Tracer } from '@opentelemetry/api';
+import { AgentError } from '../agent-error.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { printable } from '../printable.js';
 import { reportError } from '../report-error.js';
-import { runtime } from '../runtime.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
@@ -28,9 +34,11 @@ import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { RateLimiter } from './rate-limiter.js';
 import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
 import { listSome } from './text-layout.js';
-import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition, ToolError } from './tool-definition.js';
-import { checkArguments, type ToolRegistry } from './tool-registry.js';
+import { type ToolCallRecord, ToolCallTracer } from './tool-call-tracer.js';
+import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
+import type { ToolRegistry } from './tool-registry.js';
 import type { ToolServices } from './tool-services.js';
+import { webRequest, writeResponse } from './web-exchange.js';
 
 export interface ToolServerOptions {
   readonly host: string;
@@ -45,6 +53,11 @@ export interface ToolServerOptions {
   readonly services: ToolServices;
   readonly version: string;
   readonly now?: () => number;
+  /** Told the port once bound, and again once released: svc's own HTTP is not traced as the app's. */
+  readonly onPortBound?: (port: number) => void;
+  readonly onPortReleased?: (port: number) => void;
+  /** Each tools/call becomes a span of this tracer (src/mcp/tool-call-tracer.ts); none without. */
+  readonly tracer?: Tracer;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -52,18 +65,16 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 export class ToolServerError extends Error {}
 
 /**
- * A JSON-RPC error for the SDK to send as is: it sends a thrown error's `code` and `message`.
- * (The SDK's McpError puts "MCP error <code>: " in its message, and the SDK client adds that
- * prefix again to what it receives, so the agent read it twice.)
+ * Cache hints of the 2026-07-28 results (`ttlMs`, `cacheScope`). tools/list depends on the
+ * caller's role, so it is private to the caller; a minute bounds how long a client that does not
+ * listen for changes keeps a list that lacks a tool the app registered since. server/discover
+ * names the server, its revisions and capabilities, the same for every caller and for the
+ * process's life: public, an hour.
  */
-class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export const CACHE_HINTS: Readonly<Record<'tools/list' | 'server/discover', CacheHint>> = Object.freeze({
+  'tools/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+});
 
 /** Tools named in the answer to an unknown tool; tools/list has them all. */
 const MAX_TOOLS_NAMED = 30;
@@ -91,7 +102,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 interface McpSession {
   readonly server: Server;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
   /** The credential that opened it; no other may use it. */
   readonly owner: string;
   lastUsed: number;
@@ -100,8 +111,11 @@ interface McpSession {
 export class ToolServer {
   private http: HttpServer | undefined;
   private readonly sessions = new Map<string, McpSession>();
+  /** The 2026-07-28 handler and its Node face, made with the first such request. */
+  private modern: McpHttpHandler | undefined;
   private readonly limiter: RateLimiter;
   private readonly authFailures: AuthFailureLimiter;
+  private readonly tracing: ToolCallTracer;
   /** MCP sessions closed to keep a credential within its cap. */
   closedSessions = 0;
   private readonly unsubscribe: () => void;
@@ -112,8 +126,10 @@ export class ToolServer {
     if (unauthenticated) throw new ToolServerError(`svc.mcp.host is ${unauthenticated}`);
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
     this.authFailures = new AuthFailureLimiter(options.now);
+    this.tracing = new ToolCallTracer(options.tracer);
     this.unsubscribe = options.registry.onChange(() => {
       for (const session of this.sessions.values()) void session.server.sendToolListChanged().catch(() => undefined);
+      this.modern?.notify.toolsChanged();
     });
   }
 
@@ -149,7 +165,7 @@ export class ToolServer {
     http.on('connection', (socket) => socket.unref());
     this.http = http;
     this.boundPort = (http.address() as AddressInfo).port;
-    runtime().ownPorts.add(this.boundPort);
+    this.options.onPortBound?.(this.boundPort);
     return this.url;
   }
 
@@ -157,9 +173,11 @@ export class ToolServer {
     this.unsubscribe();
     for (const session of this.sessions.values()) await session.transport.close().catch(() => undefined);
     this.sessions.clear();
+    await this.modern?.close().catch(() => undefined);
+    this.modern = undefined;
     const http = this.http;
     this.http = undefined;
-    runtime().ownPorts.delete(this.boundPort);
+    if (http) this.options.onPortReleased?.(this.boundPort);
     if (!http) return;
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -209,38 +227,56 @@ export class ToolServer {
       if (!(error instanceof AuthenticationError)) throw error;
       return this.refuse(res, 403, error.message);
     }
-    const context: RequestContext = { credential: identity, declared, caller };
-    (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: caller.agentName, scopes: [...caller.permissions], extra: { context } };
+    const context: RequestContext = {
+      credential: identity,
+      declared,
+      caller,
+      protocolVersion: header(req, 'mcp-protocol-version'),
+      clientAddress: req.socket.remoteAddress,
+      clientPort: req.socket.remotePort,
+    };
+    // Handed to the SDK, which gives it to the request handlers (ctx.http.authInfo).
+    const authInfo: AuthInfo = { token: '', clientId: caller.agentName, scopes: [...caller.permissions], extra: { context } };
 
+    // A 2025 client's session: it belongs to the credential that opened it.
     const sessionId = header(req, 'mcp-session-id');
     const existing = sessionId ? this.sessions.get(sessionId) : undefined;
     // Another credential's session answers as an unknown one: its id is not a capability.
     if (sessionId && existing?.owner !== caller.credential) return this.refuse(res, 404, `unknown MCP session "${printable(sessionId, 64)}"; initialize a new one`);
-    if (!existing && req.method !== 'POST') return this.refuse(res, 400, 'no MCP session: send an initialize request first');
-
-    let message: unknown;
-    if (req.method === 'POST') {
-      const body = await readBody(req, this.options.maxBodyBytes);
-      if (body === undefined) return this.refuse(res, 413, `request body exceeds the limit of ${this.options.maxBodyBytes} bytes (svc.mcp.max-body-bytes)`, { connection: 'close' });
-      try {
-        message = JSON.parse(body);
-      } catch {
-        return this.refuse(res, 400, 'the request body is not JSON', {}, -32700);
-      }
-      // Batches would carry up to 100 calls through one rate-limited request; MCP 2025-06-18 removed them.
-      if (Array.isArray(message)) return this.refuse(res, 400, 'JSON-RPC batches are not supported: send one message per request', {}, -32600);
-      const malformed = malformedParams(message) ?? invalidForSdk(await loadMcpSdk(), message);
-      if (malformed !== undefined) return this.answerError(res, requestId(message), INVALID_PARAMS, malformed);
+    // GET (a 2025 client's stream) and DELETE belong to a session; 2026-07-28 has neither.
+    if (req.method !== 'POST') {
+      if (!existing) return this.refuse(res, 405, 'no MCP session: 2025-11-25 clients open one with an initialize request; 2026-07-28 clients POST every request', { allow: 'POST' });
+      existing.lastUsed = this.now();
+      return writeResponse(res, await existing.transport.handleRequest(webRequest(req, res), { authInfo }));
     }
+
+    const body = await readBody(req, this.options.maxBodyBytes);
+    if (body === undefined) return this.refuse(res, 413, `request body exceeds the limit of ${this.options.maxBodyBytes} bytes (svc.mcp.max-body-bytes)`, { connection: 'close' });
+    let message: unknown;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      return this.refuse(res, 400, 'the request body is not JSON', {}, -32700);
+    }
+    // Batches would carry up to 100 calls through one rate-limited request; MCP 2025-06-18 removed them.
+    if (Array.isArray(message)) return this.refuse(res, 400, 'JSON-RPC batches are not supported: send one message per request', {}, -32600);
+    const sdk = await loadMcpSdk();
+    // The SDK's own classification: a request carrying the 2026-07-28 `_meta` envelope (or its protocol header) is modern.
+    const request = webRequest(req, res);
+    const legacy = existing !== undefined || (await sdk.isLegacyRequest(request, message, { maxRequestBodySize: this.options.maxBodyBytes }));
+    const malformed = malformedParams(message) ?? invalidForSdk(sdk, message, legacy ? LEGACY_REQUEST_TYPES : MODERN_REQUEST_TYPES);
+    // 2026-07-28 answers a malformed request 400; a 2025 session answers every JSON-RPC error 200.
+    if (malformed !== undefined) return this.answerError(res, legacy ? 200 : 400, requestId(message), INVALID_PARAMS, malformed);
+    if (!legacy) return writeResponse(res, await this.modernHandler(sdk).fetch(request, { authInfo, parsedBody: message }));
     if (existing) {
       existing.lastUsed = this.now();
-      return existing.transport.handleRequest(req, res, message);
+      return writeResponse(res, await existing.transport.handleRequest(request, { authInfo, parsedBody: message }));
     }
-    const sdk = await loadMcpSdk();
-    if (!sdk.types.isInitializeRequest(message)) return this.refuse(res, 400, 'no MCP session: the first request must be initialize');
+    if (!sdk.isInitializeRequest(message))
+      return this.refuse(res, 400, 'no MCP session: the first request of a 2025-11-25 client must be initialize (2026-07-28 clients send _meta with every request)');
     const session = this.newSession(sdk, caller.credential);
     await session.server.connect(session.transport);
-    await session.transport.handleRequest(req, res, message);
+    await writeResponse(res, await session.transport.handleRequest(request, { authInfo, parsedBody: message }));
   }
 
   /** The credential's identity, or undefined once the request has been refused (401, 429). */
@@ -267,13 +303,49 @@ export class ToolServer {
     }
   }
 
-  private answerError(res: ServerResponse, id: string | number | null, code: number, message: string): void {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
+  private answerError(res: ServerResponse, status: number, id: string | number | null, code: number, message: string): void {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
+  }
+
+  /** One SDK server answering tools/list and tools/call, for a 2025 session or one 2026-07-28 request. */
+  private newServer(sdk: McpSdk): Server {
+    const server = new sdk.Server({ name: '@svc/register', version: this.options.version }, { capabilities: { tools: { listChanged: true } }, cacheHints: CACHE_HINTS });
+    server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: this.listFor(contextOf(ctx)?.caller) }));
+    server.setRequestHandler('tools/call', (request, ctx) => {
+      const { name, arguments: args, _meta: meta } = request.params;
+      const tool = this.options.registry.get(name);
+      const context = contextOf(ctx);
+      const call = {
+        tool: name,
+        known: tool !== undefined,
+        requestId: ctx.mcpReq.id,
+        protocolVersion: envelopeVersion(ctx) ?? context?.protocolVersion,
+        sessionId: ctx.sessionId,
+        meta,
+        clientAddress: context?.clientAddress,
+        clientPort: context?.clientPort,
+      };
+      return this.tracing.trace(call, async (record) => {
+        if (!tool) throw new sdk.ProtocolError(INVALID_PARAMS, this.unknownToolMessage(name, context?.caller));
+        return this.call(tool, args, meta, context, record);
+      });
+    });
+    return server;
+  }
+
+  /** The 2026-07-28 handler: stateless, a server per request, told when the tool list changes. */
+  private modernHandler(sdk: McpSdk): McpHttpHandler {
+    this.modern ??= sdk.createMcpHandler(() => this.newServer(sdk), {
+      legacy: 'reject',
+      maxRequestBodySize: this.options.maxBodyBytes,
+      onerror: (error) => reportError('tool server (2026-07-28)', error),
+    });
+    return this.modern;
   }
 
   private newSession(sdk: McpSdk, owner: string): McpSession {
-    const server = new sdk.Server({ name: '@svc/register', version: this.options.version }, { capabilities: { tools: { listChanged: true } } });
-    const transport: StreamableHTTPServerTransport = new sdk.StreamableHTTPServerTransport({
+    const server = this.newServer(sdk);
+    const transport: WebStandardStreamableHTTPServerTransport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, session);
@@ -284,13 +356,6 @@ export class ToolServer {
       },
     });
     const session: McpSession = { server, transport, owner, lastUsed: this.now() };
-    const { ListToolsRequestSchema, CallToolRequestSchema } = sdk.types;
-    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: this.listFor(contextOf(extra.authInfo)?.caller) }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-      const tool = this.options.registry.get(request.params.name);
-      if (!tool) throw new JsonRpcError(INVALID_PARAMS, this.unknownToolMessage(request.params.name, contextOf(extra.authInfo)?.caller));
-      return this.call(tool, request.params.arguments, request.params._meta, contextOf(extra.authInfo));
-    });
     return session;
   }
 
@@ -318,7 +383,7 @@ export class ToolServer {
     return `unknown tool "${printable(name, 64)}"${suggestion ? `; did you mean "${suggestion}"?` : ''}; tools ${whose} may call: ${listSome(callable, MAX_TOOLS_NAMED)}`;
   }
 
-  private listFor(caller: CallerIdentity | undefined): object[] {
+  private listFor(caller: CallerIdentity | undefined): Tool[] {
     return this.options.registry
       .list()
       .filter((tool) => caller?.permissions.has(tool.permission))
@@ -336,42 +401,40 @@ export class ToolServer {
       }));
   }
 
-  private async call(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, context: RequestContext | undefined): Promise<CallToolResult> {
-    if (!context) return errorResult('no caller identity on this request');
-    let caller: CallerIdentity;
+  private async call(
+    tool: ToolDefinition,
+    rawArgs: Record<string, unknown> | undefined,
+    meta: Record<string, unknown> | undefined,
+    context: RequestContext | undefined,
+    record: ToolCallRecord,
+  ): Promise<CallToolResult> {
+    // Last resort for every tool, the app's too: text beyond svc.mcp.max-output-bytes is cut, larger structured content left out.
+    const maxBytes = maxOutputBytes(this.options.services);
     try {
+      if (!context) throw new AgentError('no caller identity on this request');
       // `_meta` names the agent of this call, over the headers; both refine the credential once.
       const declared = {
         agentName: typeof meta?.agentName === 'string' ? meta.agentName : context.declared.agentName,
         role: typeof meta?.agentRole === 'string' ? meta.agentRole : context.declared.role,
       };
-      caller = this.options.authenticator.refine(context.credential, declared);
-    } catch (error) {
-      if (error instanceof AuthenticationError) return errorResult(error.message);
-      throw error;
-    }
-    if (!caller.permissions.has(tool.permission)) {
-      return errorResult(
-        `insufficient permission: ${tool.name} needs ${tool.permission}; role "${caller.role}" of ${caller.agentName} grants ${[...caller.permissions].join(', ')}. Use a token whose role grants ${tool.permission}.`,
-      );
-    }
-    return this.run(tool, rawArgs, caller);
-  }
-
-  private async run(tool: ToolDefinition, rawArgs: Record<string, unknown> | undefined, caller: CallerIdentity): Promise<CallToolResult> {
-    // Last resort for every tool, the app's too: text beyond svc.mcp.max-output-bytes is cut, larger structured content left out.
-    const maxBytes = maxOutputBytes(this.options.services);
-    try {
-      const args = checkArguments(tool, rawArgs);
-      const result = boundToolResult(await tool.handler(args, { caller, services: this.options.services }), maxBytes);
+      const caller = this.options.authenticator.refine(context.credential, declared);
+      record.caller(caller);
+      if (!caller.permissions.has(tool.permission)) {
+        throw new AgentError(
+          `insufficient permission: ${tool.name} needs ${tool.permission}; role "${caller.role}" of ${caller.agentName} grants ${[...caller.permissions].join(', ')}. Use a token whose role grants ${tool.permission}.`,
+        );
+      }
+      const result = boundToolResult(await tool.handler(rawArgs, { caller, services: this.options.services }), maxBytes);
       return {
         content: [{ type: 'text', text: result.text }],
         ...(result.structured && { structuredContent: result.structured }),
         ...(result.isError && { isError: true }),
       };
     } catch (error) {
-      if (error instanceof ToolError) return errorResult(cutText(error.message, maxBytes));
+      // Agent-facing errors (bad arguments, refusals, a declared role above the credential's) are results the model reads.
+      if (error instanceof AgentError) return errorResult(cutText(error.message, maxBytes));
       reportError(`tool ${tool.name}`, error);
+      record.failed(error);
       return errorResult(cutText(`${tool.name} failed inside the service: ${error instanceof Error ? error.message : String(error)}`, maxBytes));
     }
   }
@@ -381,36 +444,50 @@ function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/** Who sent a request: the credential, the name and role its headers declare, and the two applied. */
+/** Who sent a request: the credential, the name and role its headers declare, and the two applied; and from where. */
 interface RequestContext {
   readonly credential: CallerIdentity;
   readonly declared: Declared;
   readonly caller: CallerIdentity;
+  /** The `MCP-Protocol-Version` header, when sent. */
+  readonly protocolVersion: string | undefined;
+  readonly clientAddress: string | undefined;
+  readonly clientPort: number | undefined;
 }
 
 type Declared = { readonly agentName: string | undefined; readonly role: string | undefined };
 
-function contextOf(authInfo: { extra?: Record<string, unknown> } | undefined): RequestContext | undefined {
-  return authInfo?.extra?.context as RequestContext | undefined;
+/** The protocol version a 2026-07-28 request's `_meta` envelope names (the SDK's public types leave the envelope's keys out). */
+function envelopeVersion(ctx: ServerContext): string | undefined {
+  const version = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+  return typeof version === 'string' ? version : undefined;
 }
 
-/** What the SDK's own schema finds wrong with a request it serves, in one line, or undefined. */
-function invalidForSdk(sdk: McpSdk, message: unknown): string | undefined {
+function contextOf(ctx: ServerContext): RequestContext | undefined {
+  return ctx.http?.authInfo?.extra?.context as RequestContext | undefined;
+}
+
+/**
+ * What the SDK's own schema finds wrong with a request it serves, in one line, or undefined (the
+ * SDK would answer -32603 with the schema issues as a JSON dump).
+ */
+function invalidForSdk(sdk: McpSdk, message: unknown, types: Readonly<Record<string, RequestType>>): string | undefined {
   const method = (message as { method?: unknown } | null)?.method;
-  const schema = typeof method === 'string' ? requestSchemaOf(sdk)[method] : undefined;
-  if (!schema || (message as { id?: unknown }).id === undefined) return undefined;
-  const parsed = schema.safeParse(message);
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0]!;
-  return `${printable(method as string, 64)}: ${issue.path.map(String).join('.') || 'request'}: ${printable(issue.message.split('\n')[0]!, 200)}`;
+  const type = typeof method === 'string' && Object.hasOwn(types, method) ? types[method] : undefined;
+  if (!type || (message as { id?: unknown }).id === undefined) return undefined;
+  const checked = sdk.specTypeSchemas[type]['~standard'].validate(message);
+  const issue = checked.issues?.[0];
+  if (!issue) return undefined;
+  const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
+  return `${printable(method as string, 64)}: ${path || 'request'}: ${printable(issue.message.split('\n')[0]!, 200)}`;
 }
 
-type RequestSchema = { safeParse(value: unknown): { success: true } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } };
+type RequestType = 'InitializeRequest' | 'PingRequest' | 'ListToolsRequest' | 'CallToolRequest';
 
-function requestSchemaOf(sdk: McpSdk): Record<string, RequestSchema> {
-  const { InitializeRequestSchema, PingRequestSchema, ListToolsRequestSchema, CallToolRequestSchema } = sdk.types;
-  return { initialize: InitializeRequestSchema, ping: PingRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema } as unknown as Record<string, RequestSchema>;
-}
+/** The spec type of each request the server serves to 2026-07-28 clients (the SDK answers the rest, server/discover included). */
+const MODERN_REQUEST_TYPES: Readonly<Record<string, RequestType>> = { 'tools/list': 'ListToolsRequest', 'tools/call': 'CallToolRequest' };
+/** ... and to 2025 clients, whose initialize and ping 2026-07-28 removed. */
+const LEGACY_REQUEST_TYPES: Readonly<Record<string, RequestType>> = { ...MODERN_REQUEST_TYPES, initialize: 'InitializeRequest', ping: 'PingRequest' };
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];

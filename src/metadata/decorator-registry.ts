@@ -22,18 +22,27 @@ export interface DecoratorRegistry {
   readonly operationOfSpan: WeakMap<object, string>;
   /** Increments on every declaration so caches built from the registry know they are stale. */
   version: number;
+  /**
+   * Whether svc runs in this process (set by start, cleared by shutdown): decorated methods then
+   * run as operations; otherwise they run as they are.
+   */
+  active: boolean;
 }
 
 const KEY = Symbol.for('svc.decorator-registry');
 
 export function decoratorRegistry(): DecoratorRegistry {
   const holder = globalThis as { [KEY]?: DecoratorRegistry };
-  return (holder[KEY] ??= {
+  const registry = (holder[KEY] ??= {
     observable: undefined,
     dependencies: [],
     consumers: [],
     operations: new Map(),
     operationOfSpan: new WeakMap(),
     version: 0,
+    active: false,
   });
+  // A registry created by an older copy of the package has no switch yet.
+  registry.active ??= false;
+  return registry;
 }

@@ -146,6 +146,7 @@ function wrap(method: AnyFunction, nameOf: (self: unknown) => string): AnyFuncti
   const wrapped = {
     method(this: unknown, ...args: unknown[]): unknown {
       return runAsOperation(
+        decoratorRegistry(),
         () => nameOf(this),
         () => method.apply(this, args),
       );

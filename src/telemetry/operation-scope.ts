@@ -7,9 +7,7 @@
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { getRPCMetadata } from '@opentelemetry/core';
-import { decoratorRegistry } from '../metadata/decorator-registry.js';
 import { reportError } from '../report-error.js';
-import { runtime } from '../runtime.js';
 
 const TRACER_NAME = '@svc/register';
 const WEB_OPERATION = /^[A-Z]+ \//;
@@ -20,9 +18,14 @@ function endWithError(span: Span, error: unknown): void {
   span.end();
 }
 
+/** Where decorated methods meet svc: whether it runs, and which spans belong to an operation (the decorator registry). */
+export interface OperationScope {
+  readonly active: boolean;
+  readonly operationOfSpan: WeakMap<object, string>;
+}
+
 /** svc's part before the method: marks the request, or starts the operation's span. */
-function begin(name: string): { span: Span; context: Context } | undefined {
-  const spans = decoratorRegistry().operationOfSpan;
+function begin(spans: WeakMap<object, string>, name: string): { span: Span; context: Context } | undefined {
   const request = WEB_OPERATION.test(name) ? getRPCMetadata(context.active()) : undefined;
   if (request?.span) {
     spans.set(request.span, name);
@@ -34,11 +37,11 @@ function begin(name: string): { span: Span; context: Context } | undefined {
 }
 
 /** `nameOf` is evaluated only while svc is active, and its failure only costs the enrichment. */
-export function runAsOperation<T>(nameOf: () => string, body: () => T): T {
-  if (!runtime().active) return body();
+export function runAsOperation<T>(scope: OperationScope, nameOf: () => string, body: () => T): T {
+  if (!scope.active) return body();
   let started: { span: Span; context: Context } | undefined;
   try {
-    started = begin(nameOf());
+    started = begin(scope.operationOfSpan, nameOf());
   } catch (error) {
     reportError('@AgentOperation', error);
     return body();

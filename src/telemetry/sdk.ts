@@ -7,7 +7,6 @@ import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentation
 import { defaultResource, type Resource } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
-import { runtime } from '../runtime.js';
 import { logRecordProcessorsFromEnv, spanProcessorsFromEnv } from './exporters-from-env.js';
 import { nameFastifyRoutes } from './fastify-routes.js';
 import type { TelemetryLoss } from './telemetry-loss.js';
@@ -18,6 +17,8 @@ export interface TelemetryOptions {
   readonly spanProcessors: readonly SpanProcessor[];
   /** Counts what the OTLP exporters fail to deliver. */
   readonly loss?: TelemetryLoss;
+  /** Whether a local port is svc's own (the tool server): requests to it are not the app's and get no HTTP span. */
+  readonly isOwnPort?: (port: number) => boolean;
 }
 
 export interface Telemetry {
@@ -28,12 +29,13 @@ export interface Telemetry {
 export function startTelemetry(options: TelemetryOptions): Telemetry {
   const spanProcessors = [...options.spanProcessors, ...spanProcessorsFromEnv(options.loss)];
   const logRecordProcessors = logRecordProcessorsFromEnv(options.loss);
+  const isOwnPort = options.isOwnPort ?? (() => false);
   const sdk = new NodeSDK({
     resource: defaultResource().merge(options.resource),
     instrumentations: [
       getNodeAutoInstrumentations({
         // svc's own tool server is not one of the app's operations
-        '@opentelemetry/instrumentation-http': { ignoreIncomingRequestHook: (request) => runtime().ownPorts.has(request.socket?.localPort ?? -1) },
+        '@opentelemetry/instrumentation-http': { ignoreIncomingRequestHook: (request) => isOwnPort(request.socket?.localPort ?? -1) },
       }),
     ],
     spanProcessors,

@@ -6,11 +6,15 @@
  * - to client spans: the dependency they call and its declared metadata.
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
  * few map lookups and at most one `setAttributes`. Nothing here throws into the host.
+ *
+ * The tool server's own spans (`tools/call <tool>`, kind SERVER as the MCP conventions ask, scope
+ * MCP_INSTRUMENTATION_SCOPE) are skipped: an agent's tool call is not one of the app's operations
+ * nor its first request.
  */
 import { type Attributes, type Context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { operationNamed } from '../agentic/operation-of-trip.js';
-import { BASELINE, OPERATION } from '../attribute-names.js';
+import { BASELINE, MCP_INSTRUMENTATION_SCOPE, OPERATION } from '../attribute-names.js';
 import type { OperationMetadata } from '../metadata/operation-catalog.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { reportError } from '../report-error.js';
@@ -33,6 +37,11 @@ export interface SvcSpanProcessorOptions {
   readonly onDependencyOverflow?: (count: number) => void;
   /** Called once when the first server span starts: the app is initialised and serving. */
   readonly onFirstRequest?: () => void;
+}
+
+/** A span of svc's tool server. */
+function isToolCall(span: Span): boolean {
+  return span.instrumentationScope.name === MCP_INSTRUMENTATION_SCOPE;
 }
 
 function durationMs(span: Span): number {
@@ -86,7 +95,7 @@ export class SvcSpanProcessor implements SpanProcessor {
   }
 
   onStart(span: Span, _parentContext: Context): void {
-    if (this.firstRequestSeen || span.kind !== SpanKind.SERVER) return;
+    if (this.firstRequestSeen || span.kind !== SpanKind.SERVER || isToolCall(span)) return;
     this.firstRequestSeen = true;
     try {
       this.options.onFirstRequest?.();
@@ -114,6 +123,7 @@ export class SvcSpanProcessor implements SpanProcessor {
     this.rebuildIfDeclared();
     switch (span.kind) {
       case SpanKind.SERVER: {
+        if (isToolCall(span)) break;
         const name = this.namer.nameServerSpan(span.attributes, span.name);
         this.enrichOperation(span, metadata.operations.resolve(name, metadata.decorators.operationOfSpan.get(span)));
         break;

@@ -37,6 +37,32 @@ describe('RollingWindow', () => {
     expect(window.percentiles(0.5, 0.99)).toEqual([sorted[49], sorted[98]]);
   });
 
+  it('selects the same percentiles as the sorted window, for any sizes, duplicates and order of qs, and again after a change', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (const [capacity, adds, distinct] of [
+      [1000, 1500, 1_000_000],
+      [1000, 700, 5],
+      [10, 3, 1],
+      [100, 100, 1_000_000],
+    ] as const) {
+      const window = new RollingWindow(capacity);
+      const all: number[] = [];
+      for (let i = 0; i < adds; i++) {
+        const value = Math.floor(random() * distinct) / 10;
+        all.push(value);
+        window.add(value, false);
+      }
+      const kept = all.slice(-capacity).sort((a, b) => a - b);
+      const rank = (q: number) => kept[Math.min(kept.length - 1, Math.max(0, Math.ceil(q * kept.length) - 1))];
+      expect(window.percentiles(0.99, 0.5, 0.9), `${capacity}/${adds}/${distinct}`).toEqual([rank(0.99), rank(0.5), rank(0.9)]);
+      expect(window.percentiles(0.99, 0.5, 0.9)).toEqual([rank(0.99), rank(0.5), rank(0.9)]);
+      // A change is seen at the next read.
+      window.add(1e9, false);
+      expect(window.percentiles(1)).toEqual([1e9]);
+    }
+  });
+
   it('starts over after clear(), and takes a log latency the caller already has', () => {
     const window = new RollingWindow(10);
     for (let i = 1; i <= 25; i++) window.add(i, true);

@@ -1,11 +1,13 @@
 /**
  * The playbooks as graphs (successors exist, every step reachable, every path ends, fields match
- * the step kind, approvals match the built-in actions), their selection and their text layout.
+ * the step kind, approvals match the built-in actions), their selection and their text layout
+ * (get_playbook's, src/mcp/tools/get-playbook.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { INCIDENT_PATTERNS } from '../../src/analysis/pattern-matcher.js';
-import { formatPlaybook, PLAYBOOKS, type Playbook, type PlaybookStep, type PlaybookSuccessor, selectPlaybook } from '../../src/incidents/playbooks.js';
+import { PLAYBOOKS, type Playbook, type PlaybookStep, type PlaybookSuccessor, selectPlaybook } from '../../src/incidents/playbooks.js';
 import { BUILT_IN_ACTIONS } from '../../src/incidents/remediation-kinds.js';
+import { formatPlaybook } from '../../src/mcp/tools/get-playbook.js';
 
 function successorsOf(step: PlaybookStep): PlaybookSuccessor[] {
   return Object.values(step.next).filter((next): next is PlaybookSuccessor => next !== undefined);

@@ -3,17 +3,17 @@
  * the audit trail and change history with the longest reasons) in a real service under the
  * preload: what it retains (heap and external memory after garbage collection) stays under the
  * ceiling `svc check` states for its configuration, while agents push over three times as much.
+ * The agents speak both protocols: two 2026-07-28 (stateless), one 2025-11-25 (a session).
  */
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { agentStateCeiling, ceilingLimitsFromConfig } from '../../src/mcp/agent-state-ceiling.js';
 import { INPUT_LIMITS } from '../../src/mcp/input-limits.js';
 import { formatBytes } from '../../src/memory-size.js';
 import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
+import { newClient, type Protocol } from '../support/mcp-harness.js';
 
 let app: FixtureApp | undefined;
 const clients: Client[] = [];
@@ -54,8 +54,8 @@ it('keeps what agents can make it hold under the stated ceiling', async () => {
   await app.get('/__fault', { method: 'POST', body: '{"inventory":"fail"}' });
   for (let i = 0; i < 40; i++) await app.get(`/orders/${i}`);
 
-  const connect = async (token: string) => {
-    const client = new Client({ name: 'filler', version: '1.0.0' });
+  const connect = async ([token, protocol]: readonly [string, Protocol]) => {
+    const client = newClient(protocol, { name: 'filler' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     clients.push(client);
     return async (tool: string, args: Record<string, string>, meta?: Record<string, unknown>) => {
@@ -63,9 +63,19 @@ it('keeps what agents can make it hold under the stated ceiling', async () => {
       return { ...result, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
     };
   };
-  const agents = await Promise.all(['ops-demo-token', 'triage-demo-token', 'approver-demo-token'].map(connect));
+  const agents = await Promise.all(
+    (
+      [
+        ['ops-demo-token', '2026-07-28'],
+        ['triage-demo-token', '2025-11-25'],
+        ['approver-demo-token', '2026-07-28'],
+      ] as const
+    ).map(connect),
+  );
   const context = await agents[1]!('get_incident_context', { operation_name: 'GET /orders/{id}' });
   const incidentId = /INCIDENT (INC-\S+)/.exec(context.text)![1]!;
+  // One call of each agent first: what the first call of a protocol loads once (the SDK's code and schemas) is not what agents made svc hold.
+  for (const call of agents) await call('get_recent_agent_actions', {});
   const memory = async (): Promise<Memory> => (await (await app!.get('/__memory')).json()) as Memory;
   const before = await memory();
 

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
+import { INPUT_LIMITS } from '../../src/mcp/input-limits.js';
 import type { ToolResult } from '../../src/mcp/tool-definition.js';
 import { getCrossStackContext } from '../../src/mcp/tools/get-cross-stack-context.js';
 import { getErrorAnalysis } from '../../src/mcp/tools/get-error-analysis.js';
@@ -369,7 +370,8 @@ describe('every tool with a lot of state and long texts', () => {
       ['get_service_health', { format: 'json' }],
       ['get_incident_context', { operation_name: WORST_OPERATION }],
       ['list_remediation_actions', { operation_name: WORST_OPERATION }],
-      ['execute_remediation', { action_name: 'custom-action-01', reason: longText('because', LONG) }],
+      // Arguments at their limits (longer ones are refused before the handler runs).
+      ['execute_remediation', { action_name: 'custom-action-01', reason: longText('because', INPUT_LIMITS.reason) }],
       ['get_recent_agent_actions', {}],
       ['get_slo_report', {}],
       ['get_slo_report', { format: 'json' }],
@@ -380,7 +382,7 @@ describe('every tool with a lot of state and long texts', () => {
       ['get_error_analysis', { operation_name: WORST_OPERATION }],
       ['create_session', { incident_id: incidentId }],
       // The full session takes no more entries: the one create_session made does.
-      ['add_session_entry', { session_id: 'created above', type: 'ACTION', content: longText('did', LONG) }],
+      ['add_session_entry', { session_id: 'created above', type: 'ACTION', content: longText('did', INPUT_LIMITS.content) }],
       ['get_session', { session_id: sessionId }],
     ];
     const results = new Map<string, ToolResult>();
@@ -401,7 +403,7 @@ describe('every tool with a lot of state and long texts', () => {
     // Long single fields are cut with a marker: a custom action's result, the reason, the agent's name.
     const executed = results.get('execute_remediation')!;
     expect(lineWith(executed.text, 'Result:')).toMatch(/ran 1 0123\d*… \(8192 characters, cut\)$/);
-    expect(lineWith(executed.text, 'Reason:')).toMatch(/because 0123\d*… \(8192 characters, cut\)$/);
+    expect(lineWith(executed.text, 'Reason:')).toMatch(/because 0123\d*… \(1000 characters, cut\)$/);
     expect(lineWith(executed.text, 'By:')).toMatch(/agent 0123\d{183}… \(1000 characters, cut\) \(operator\)$/);
     expect((executed.structured as { message: string }).message).toMatch(/… \(8192 characters, cut\)$/);
     expect(results.get('create_session')!.text).toContain('… (1000 characters, cut) (operator)');
@@ -415,18 +417,25 @@ describe('every tool with a lot of state and long texts', () => {
   it('cuts arguments echoed in errors', async () => {
     const h = serviceWithTools();
     h.request('/orders', 20);
-    const long = longText('x', LONG);
+    // Each argument at its limit: accepted, and echoed cut.
     for (const [tool, args] of [
-      [getIncidentContext, { operation_name: long }],
-      [getPlaybook, { pattern: long }],
-      [getSession, { session_id: long }],
-      [getTrendAnalysis, { operation_name: 'GET /orders', window_minutes: long }],
-      [verifyRemediationEffect, { action_name: long }],
-      [getServiceHealth, { page: long }],
+      [getIncidentContext, { operation_name: longText('x', INPUT_LIMITS.operationName) }],
+      [getPlaybook, { pattern: longText('x', LONG) }],
+      [getTrendAnalysis, { operation_name: 'GET /orders', window_minutes: longText('x', LONG) }],
+      [verifyRemediationEffect, { action_name: longText('x', INPUT_LIMITS.actionName) }],
+      [getServiceHealth, { page: longText('x', LONG) }],
     ] as const) {
       const { message } = await h.toolError(tool, args);
       expect(bytes(message), `${tool.name}: ${message.slice(0, 100)}`).toBeLessThan(1024);
-      expect(message).toContain('… (8192 characters, cut)');
+      expect(message).toMatch(/… \((512|600|8192) characters, cut\)/);
+    }
+    // Beyond its limit: refused by its length, not echoed.
+    for (const [tool, args] of [
+      [getIncidentContext, { operation_name: longText('x', LONG) }],
+      [getSession, { session_id: longText('x', LONG) }],
+    ] as const) {
+      const { message } = await h.toolError(tool, args);
+      expect(message).toMatch(/ is 8192 characters long; at most (512|64) are accepted$/);
     }
   });
 });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/mcp/text-layout.js';
 import { getErrorAnalysis } from '../../src/mcp/tools/get-error-analysis.js';
-import { lineIndexes, lineWith, toolHarness } from './tool-harness.js';
+import { lineIndexes, lineWith, OPERATION_NAME_ARGUMENT, toolHarness } from './tool-harness.js';
 
 const PAY = 'GET /pay';
 const baseline = (errorRate: number) => ({ staticBaselines: new Map([[PAY, { latencyP50Ms: 30, latencyP99Ms: 100, errorRate }]]) });
@@ -116,7 +116,7 @@ describe('get_error_analysis', () => {
   it('refuses a missing or unknown operation', async () => {
     const h = toolHarness();
     h.request('/pay', 30);
-    expect((await h.toolError(getErrorAnalysis, { operation_name: '  ' })).message).toBe(`operation_name is required; known operations: ${PAY}`);
+    expect((await h.toolError(getErrorAnalysis, { operation_name: '  ' })).message).toBe(`missing required argument for get_error_analysis: ${OPERATION_NAME_ARGUMENT}; known operations: ${PAY}`);
     expect((await h.toolError(getErrorAnalysis, { operation_name: 'GET /payz' })).message).toBe(`unknown operation "GET /payz"; did you mean "${PAY}"?; known operations: ${PAY}`);
   });
 });

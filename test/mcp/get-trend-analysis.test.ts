@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { isoTime, ms } from '../../src/mcp/text-layout.js';
 import { getTrendAnalysis } from '../../src/mcp/tools/get-trend-analysis.js';
-import { lineWith, toolHarness } from './tool-harness.js';
+import { lineWith, OPERATION_NAME_ARGUMENT, toolHarness } from './tool-harness.js';
 
 const ORDERS = 'GET /orders';
 
@@ -174,7 +174,7 @@ describe('get_trend_analysis', () => {
         `window_minutes must be a whole number of minutes from 1 to 60; got "${bad}" (omit it for 30)`,
       );
     }
-    expect((await h.toolError(getTrendAnalysis, {})).message).toBe(`operation_name is required; known operations: ${ORDERS}`);
+    expect((await h.toolError(getTrendAnalysis, {})).message).toBe(`missing required argument for get_trend_analysis: ${OPERATION_NAME_ARGUMENT}; known operations: ${ORDERS}`);
     expect((await h.toolError(getTrendAnalysis, { operation_name: 'GET /nope' })).message).toMatch(/^unknown operation "GET \/nope".*; known operations: GET \/orders$/);
   });
 
@@ -190,6 +190,8 @@ describe('get_trend_analysis', () => {
   it('names only a few operations when operation_name is missing', async () => {
     const h = toolHarness();
     for (let i = 0; i < 8; i++) h.request(`/r${i}`, 5);
-    expect((await h.toolError(getTrendAnalysis, { operation_name: '' })).message).toBe('operation_name is required; known operations: GET /r0, GET /r1, GET /r2, GET /r3, GET /r4 and 3 more');
+    expect((await h.toolError(getTrendAnalysis, { operation_name: '' })).message).toBe(
+      `missing required argument for get_trend_analysis: ${OPERATION_NAME_ARGUMENT}; known operations: GET /r0, GET /r1, GET /r2, GET /r3, GET /r4 and 3 more`,
+    );
   });
 });

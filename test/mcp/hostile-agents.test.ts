@@ -1,16 +1,17 @@
 /**
  * The holes a hostile token holder found, each kept closed: unbounded names, sessions of other
  * credentials, token guessing from many addresses, self-declared names without a token, ids
- * reused across runs, and malformed protocol messages. Real HTTP, official MCP SDK client.
+ * reused across runs, and malformed protocol messages. Real HTTP, official MCP SDK v2 client,
+ * in both protocols where the hole is not a 2025 session's.
  */
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_CONNECTIONS } from '../../src/mcp/tool-server.js';
 import { ROOT } from '../support/fixture-app.js';
-import { driveIncident, mcpHarness, TOKENS } from '../support/mcp-harness.js';
+import { driveIncident, mcpHarness, PROTOCOLS, type Protocol, TOKENS } from '../support/mcp-harness.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
 afterEach(async () => {
@@ -18,18 +19,45 @@ afterEach(async () => {
   harness = undefined;
 });
 
-/** A raw JSON-RPC POST on an open session (or none), as a client outside the SDK would send it. */
-async function post(url: string, token: string, body: unknown, sessionId?: string): Promise<{ status: number; json: { error?: { code: number; message: string }; result?: unknown } }> {
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A 2026-07-28 body: the `_meta` envelope added where params (and their `_meta`) are objects. */
+function withEnvelope(body: unknown): unknown {
+  if (!isObject(body) || (body.params !== undefined && !isObject(body.params))) return body;
+  const params = (body.params ?? {}) as Record<string, unknown>;
+  if (params._meta !== undefined && !isObject(params._meta)) return body;
+  return { ...body, params: { ...params, _meta: { ...ENVELOPE, ...(params._meta as object | undefined) } } };
+}
+
+/**
+ * A raw JSON-RPC POST as a client outside the SDK would send it: on an open 2025 session (or
+ * none), or as a 2026-07-28 request with its headers and `_meta` envelope.
+ */
+async function post(
+  url: string,
+  token: string,
+  body: unknown,
+  options: { sessionId?: string | undefined; protocol?: Protocol } = {},
+): Promise<{ status: number; json: { error?: { code: number; message: string }; result?: unknown } }> {
+  const modern = options.protocol === '2026-07-28';
+  const method = isObject(body) && typeof body.method === 'string' ? body.method : undefined;
+  const name = isObject(body) && isObject(body.params) && typeof body.params.name === 'string' ? body.params.name : undefined;
   const response = await fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       authorization: `Bearer ${token}`,
-      'mcp-protocol-version': '2025-11-25',
-      ...(sessionId && { 'mcp-session-id': sessionId }),
+      'mcp-protocol-version': options.protocol ?? '2025-11-25',
+      ...(modern && method && { 'mcp-method': method }),
+      ...(modern && name && method === 'tools/call' && { 'mcp-name': name }),
+      ...(options.sessionId && { 'mcp-session-id': options.sessionId }),
     },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body: typeof body === 'string' ? body : JSON.stringify(modern ? withEnvelope(body) : body),
   });
   const text = await response.text();
   const data =
@@ -42,8 +70,9 @@ async function post(url: string, token: string, body: unknown, sessionId?: strin
   return { status: response.status, json: JSON.parse(data) };
 }
 
-function sessionOf(client: { transport?: unknown }): string {
-  return (client.transport as StreamableHTTPClientTransport).sessionId!;
+/** The 2025 session of a client, if it has one (2026-07-28 clients have none). */
+function sessionOf(client: { transport?: unknown }): string | undefined {
+  return (client.transport as StreamableHTTPClientTransport).sessionId;
 }
 
 /** Status of a request from a given loopback source address, without keep-alive. */
@@ -70,9 +99,9 @@ function statusFrom(url: string, localAddress: string, token: string): Promise<n
   });
 }
 
-describe('identity', () => {
+describe.each(PROTOCOLS)('identity, MCP %s', (protocol: Protocol) => {
   it('refuses a declared agent name or role beyond its bound, from _meta and from headers', async () => {
-    harness = await mcpHarness();
+    harness = await mcpHarness('', { protocol });
     const triage = await harness.connect(TOKENS.triage);
     const huge = 'n'.repeat(1_000_000);
     const byMeta = await harness.call(triage, 'get_service_health', {}, { agentName: huge });
@@ -87,7 +116,7 @@ describe('identity', () => {
   });
 
   it('marks a self-declared name without a token as unverified in sessions and the audit trail', async () => {
-    harness = await mcpHarness('', { tokens: false });
+    harness = await mcpHarness('', { tokens: false, protocol });
     harness.request('/orders/:id', 20);
     const anonymous = await harness.connect(undefined, { 'x-agent-name': 'sre-lead' });
     driveIncident(harness);
@@ -106,11 +135,11 @@ describe('MCP sessions', () => {
     const lead = await harness.connect(TOKENS.lead);
     const leadSession = sessionOf(lead);
     const list = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} };
-    expect((await post(harness.url, TOKENS.watch, list, leadSession)).status).toBe(404);
-    const deleted = await fetch(harness.url, { method: 'DELETE', headers: { authorization: `Bearer ${TOKENS.watch}`, 'mcp-session-id': leadSession } });
+    expect((await post(harness.url, TOKENS.watch, list, { sessionId: leadSession })).status).toBe(404);
+    const deleted = await fetch(harness.url, { method: 'DELETE', headers: { authorization: `Bearer ${TOKENS.watch}`, 'mcp-session-id': leadSession! } });
     expect(deleted.status).toBe(404);
     expect((await lead.listTools()).tools).toHaveLength(15);
-    const own = await post(harness.url, TOKENS.lead, list, leadSession);
+    const own = await post(harness.url, TOKENS.lead, list, { sessionId: leadSession });
     expect(own.status).toBe(200);
   });
 
@@ -130,11 +159,22 @@ describe('MCP sessions', () => {
     }
     expect((await lead.listTools()).tools).toHaveLength(15);
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
-    expect((await post(harness.url, TOKENS.watch, list, flooded[0])).status).toBe(404);
-    expect((await post(harness.url, TOKENS.watch, list, flooded.at(-1))).status).toBe(200);
+    expect((await post(harness.url, TOKENS.watch, list, { sessionId: flooded[0] })).status).toBe(404);
+    expect((await post(harness.url, TOKENS.watch, list, { sessionId: flooded.at(-1) })).status).toBe(200);
     const kept = [];
-    for (const id of flooded) if ((await post(harness.url, TOKENS.watch, list, id)).status === 200) kept.push(id);
+    for (const id of flooded) if ((await post(harness.url, TOKENS.watch, list, { sessionId: id })).status === 200) kept.push(id);
     expect(kept).toEqual(flooded.slice(-10));
+  });
+
+  it('are not opened by 2026-07-28 requests: a flood of stateless calls leaves the 2025 sessions as they were', async () => {
+    harness = await mcpHarness('', { approverTokens: true });
+    const lead = await harness.connect(TOKENS.lead);
+    const stateless = await harness.connect(TOKENS.watch, {}, { protocol: '2026-07-28' });
+    expect(sessionOf(stateless)).toBeUndefined();
+    for (let i = 0; i < 30; i++) await stateless.listTools({ cursor: undefined });
+    for (let i = 0; i < 30; i++) expect((await post(harness.url, TOKENS.watch, { jsonrpc: '2.0', id: i, method: 'tools/list', params: {} }, { protocol: '2026-07-28' })).status).toBe(200);
+    expect(harness.server.closedSessions).toBe(0);
+    expect((await lead.listTools()).tools).toHaveLength(15);
   });
 });
 
@@ -200,9 +240,10 @@ describe('ids', () => {
   });
 });
 
-describe('protocol edges', () => {
+describe.each(PROTOCOLS)('protocol edges, MCP %s', (protocol: Protocol) => {
+  const modern = protocol === '2026-07-28';
   it('answers malformed tools/call params with -32602 in one line', async () => {
-    harness = await mcpHarness();
+    harness = await mcpHarness('', { protocol });
     const lead = await harness.connect(TOKENS.lead);
     const session = sessionOf(lead);
     const cases: [unknown, RegExp][] = [
@@ -213,15 +254,16 @@ describe('protocol edges', () => {
       ['get_service_health', /^tools\/call: params must be an object; got string$/],
     ];
     for (const [params, message] of cases) {
-      const { status, json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 9, method: 'tools/call', params }, session);
-      expect(status).toBe(200);
+      const { status, json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 9, method: 'tools/call', params }, { sessionId: session, protocol });
+      // A 2025 session answers JSON-RPC errors 200; 2026-07-28 answers a malformed request 400.
+      expect(status).toBe(modern ? 400 : 200);
       expect(json.error?.code).toBe(-32602);
       expect(json.error?.message).toMatch(message);
     }
   });
 
   it('answers an oversized body 413, chunked or not', async () => {
-    harness = await mcpHarness();
+    harness = await mcpHarness('', { protocol });
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { padding: 'x'.repeat(2 * 1024 * 1024) } });
     const url = new URL(harness.url);
     for (const chunked of [true, false]) {
@@ -254,16 +296,17 @@ describe('protocol edges', () => {
   });
 
   it("answers params the SDK's schema refuses with -32602 in one line, for every method it serves", async () => {
-    harness = await mcpHarness();
+    harness = await mcpHarness('', { protocol });
     const lead = await harness.connect(TOKENS.lead);
     const session = sessionOf(lead);
     for (const [method, params] of [
       ['tools/list', { cursor: 5 }],
       ['tools/call', { name: 'get_service_health', _meta: { progressToken: {} } }],
-      ['ping', { _meta: { progressToken: [] } }],
+      // 2026-07-28 removed ping: the SDK answers it -32601 there.
+      ...(modern ? [] : ([['ping', { _meta: { progressToken: [] } }]] as const)),
       ['x'.repeat(3000), 5],
     ] as const) {
-      const { json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 4, method, params }, session);
+      const { json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 4, method, params }, { sessionId: session, protocol });
       expect(json.error?.code, JSON.stringify(json)).toBe(-32602);
       expect(json.error!.message).not.toContain('\n');
       expect(json.error!.message.length).toBeLessThan(400);
@@ -271,7 +314,7 @@ describe('protocol edges', () => {
   });
 
   it('applies a declared name once: _meta names the agent of a call over the headers', async () => {
-    harness = await mcpHarness();
+    harness = await mcpHarness('', { protocol });
     harness.request('/orders/:id', 20);
     const ops = await harness.connect(TOKENS.ops, { 'x-agent-name': 'from-header' });
     await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/{id}', reason: 'r' }, { agentName: 'from-meta' });
@@ -280,21 +323,21 @@ describe('protocol edges', () => {
   });
 
   it('refuses JSON-RPC batches, which would carry 100 calls through one rate-limited request', async () => {
-    harness = await mcpHarness('', { rateLimitPerMinute: 5 });
+    harness = await mcpHarness('', { rateLimitPerMinute: 5, protocol });
     const lead = await harness.connect(TOKENS.lead);
     const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_service_health', arguments: {} } });
     const { status, json } = await post(
       harness.url,
       TOKENS.lead,
       Array.from({ length: 100 }, (_, i) => call(i)),
-      sessionOf(lead),
+      { sessionId: sessionOf(lead), protocol },
     );
     expect(status).toBe(400);
     expect(json.error).toEqual({ code: -32600, message: 'JSON-RPC batches are not supported: send one message per request' });
   });
 
   it("keeps at most MAX_CONNECTIONS connections open, so idle ones cannot take the app's file descriptors", async () => {
-    harness = await mcpHarness();
+    harness = await mcpHarness('', { protocol });
     const url = new URL(harness.url);
     const sockets: Socket[] = [];
     let closed = 0;
@@ -310,14 +353,14 @@ describe('protocol edges', () => {
   });
 
   it('checks argument names as own properties: constructor or toString are unknown arguments', async () => {
-    harness = await mcpHarness();
+    harness = await mcpHarness('', { protocol });
     const lead = await harness.connect(TOKENS.lead);
     for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
       const { json } = await post(
         harness.url,
         TOKENS.lead,
         { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_service_health', arguments: JSON.parse(`{"${name}":"x"}`) } },
-        sessionOf(lead),
+        { sessionId: sessionOf(lead), protocol },
       );
       const text = (json.result as { content: { text: string }[]; isError: boolean }).content[0]!.text;
       expect(text).toBe(`unknown argument "${name}" for get_service_health; accepted: format, page`);

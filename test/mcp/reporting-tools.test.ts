@@ -9,7 +9,7 @@ import { getCrossStackContext } from '../../src/mcp/tools/get-cross-stack-contex
 import { getExecutiveSummary } from '../../src/mcp/tools/get-executive-summary.js';
 import { getServiceHealth } from '../../src/mcp/tools/get-service-health.js';
 import { getSloReport } from '../../src/mcp/tools/get-slo-report.js';
-import { lineIndexes, lineWith, toolHarness } from './tool-harness.js';
+import { lineIndexes, lineWith, OPERATION_NAME_ARGUMENT, toolHarness } from './tool-harness.js';
 
 const ORDERS = 'GET /orders';
 const HEALTH = 'GET /health';
@@ -129,7 +129,7 @@ describe('get_service_health', () => {
 
   it('refuses an unknown format and says what to send', async () => {
     const h = toolHarness();
-    expect((await h.toolError(getServiceHealth, { format: 'yaml' })).message).toBe('format must be text or json; got "yaml" (omit it for text)');
+    expect((await h.toolError(getServiceHealth, { format: 'yaml' })).message).toBe('argument "format" of get_service_health must be one of text, json; got "yaml" (omit it for text)');
   });
 });
 
@@ -308,7 +308,7 @@ describe('get_slo_report', () => {
   });
 
   it('refuses an unknown format', async () => {
-    expect((await toolHarness().toolError(getSloReport, { format: 'xml' })).message).toBe('format must be text or json; got "xml" (omit it for text)');
+    expect((await toolHarness().toolError(getSloReport, { format: 'xml' })).message).toBe('argument "format" of get_slo_report must be one of text, json; got "xml" (omit it for text)');
   });
 });
 
@@ -390,7 +390,7 @@ describe('get_cross_stack_context', () => {
 
   it('refuses a missing or unknown operation and names the known ones', async () => {
     const h = degradedService();
-    expect((await h.toolError(getCrossStackContext, {})).message).toBe(`operation_name is required; known operations: ${ORDERS}, ${HEALTH}`);
+    expect((await h.toolError(getCrossStackContext, {})).message).toBe(`missing required argument for get_cross_stack_context: ${OPERATION_NAME_ARGUMENT}; known operations: ${ORDERS}, ${HEALTH}`);
     expect((await h.toolError(getCrossStackContext, { operation_name: 'GET /nope' })).message).toMatch(/^unknown operation "GET \/nope".*; known operations: GET \/orders, GET \/health$/);
   });
 });

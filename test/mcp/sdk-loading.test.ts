@@ -1,4 +1,4 @@
-/** The MCP SDK stays unloaded until an agent opens a session (src/mcp/mcp-sdk.ts). */
+/** The MCP SDK stays unloaded until the first agent request (src/mcp/mcp-sdk.ts); an SDK v1 client is served. */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

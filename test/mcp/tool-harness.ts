@@ -4,8 +4,9 @@
  */
 import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { AgentError } from '../../src/agent-error.js';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
-import { type ToolContext, type ToolDefinition, ToolError, type ToolResult } from '../../src/mcp/tool-definition.js';
+import type { ToolContext, ToolDefinition, ToolResult } from '../../src/mcp/tool-definition.js';
 import type { ToolServices } from '../../src/mcp/tool-services.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import type { EngineOptions } from '../../src/service-engine.js';
@@ -55,18 +56,21 @@ export function toolHarness(options: Omit<EngineOptions, 'clock' | 'emit'> = {})
   };
 }
 
-/** The index of each line that starts with one of `titles`, in the order given. */
-/** The ToolError a call throws; fails the test when it succeeds or throws something else. */
-export async function toolErrorOf(tool: ToolDefinition, args: Record<string, string>, context: ToolContext): Promise<ToolError> {
+/** How a missing operation_name is described: the argument and its description. */
+export const OPERATION_NAME_ARGUMENT = 'operation_name (Operation name as shown by get_service_health, e.g. "GET /orders/{id}")';
+
+/** The AgentError a call throws; fails the test when it succeeds or throws something else. */
+export async function toolErrorOf(tool: ToolDefinition, args: Record<string, string>, context: ToolContext): Promise<AgentError> {
   try {
     await tool.handler(args, context);
   } catch (error) {
-    if (error instanceof ToolError) return error;
+    if (error instanceof AgentError) return error;
     throw error;
   }
   throw new Error(`${tool.name} succeeded with ${JSON.stringify(args)}`);
 }
 
+/** The index of each line that starts with one of `titles`, in the order given. */
 export function lineIndexes(text: string, titles: readonly string[]): number[] {
   const lines = text.split('\n');
   return titles.map((title) => lines.findIndex((line) => line.startsWith(title)));

@@ -11,10 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_METHOD_KEY, AgentMethod } from '../../src/agentic/agent-method.js';
 import { decoratorRegistry } from '../../src/metadata/decorator-registry.js';
 import { AgentOperation, METADATA_KEYS } from '../../src/metadata/decorators.js';
-import { runtime } from '../../src/runtime.js';
 
 afterEach(() => {
-  runtime().active = false;
+  decoratorRegistry().active = false;
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: decorators are called as compiled code calls them
@@ -151,7 +150,7 @@ describe.each(Object.entries(SVC_METHOD_DECORATORS))('%s', (_label, [svcDecorato
     });
 
     it('the wrapped methods still behave as the methods, with svc active', async () => {
-      runtime().active = true;
+      decoratorRegistry().active = true;
       const { cls } = decorated(true);
       const instance = new cls();
       expect(instance.find('a', 2)).toBe('a:2');
@@ -224,7 +223,7 @@ describe.each(Object.entries(SVC_METHOD_DECORATORS))('%s', (_label, [svcDecorato
     });
 
     it('the wrapped methods still behave as the methods, with svc active', async () => {
-      runtime().active = true;
+      decoratorRegistry().active = true;
       const { cls } = decorated(true);
       const instance = new cls();
       expect(instance.find('a', 2)).toBe('a:2');

@@ -5,10 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decoratorRegistry } from '../../src/metadata/decorator-registry.js';
 import { AgentOperation } from '../../src/metadata/decorators.js';
-import { runtime } from '../../src/runtime.js';
 
 afterEach(() => {
-  runtime().active = false;
+  decoratorRegistry().active = false;
 });
 
 /** Applies the decorator the way TC39 standard decorators call it. */
@@ -18,7 +17,7 @@ function standardDecorated(method: (...args: number[]) => number, name: string) 
 
 describe('@AgentOperation wrapper', () => {
   it('runs a detached method (no receiver) while svc is active, without declaring a bogus class name', () => {
-    runtime().active = true;
+    decoratorRegistry().active = true;
     const double = standardDecorated((x: number) => x * 2, 'double');
     expect(double(21)).toBe(42);
     expect([...decoratorRegistry().operations.keys()].filter((k) => k.endsWith('.double'))).toEqual([]);
@@ -32,7 +31,7 @@ describe('@AgentOperation wrapper', () => {
   });
 
   it("passes the method's own errors through unchanged", () => {
-    runtime().active = true;
+    decoratorRegistry().active = true;
     const failing = standardDecorated(() => {
       throw new RangeError('bad input');
     }, 'failing');
@@ -40,7 +39,7 @@ describe('@AgentOperation wrapper', () => {
   });
 
   it('only calls the method while svc is inactive', () => {
-    runtime().active = false;
+    decoratorRegistry().active = false;
     const id = standardDecorated((x: number) => x, 'id');
     expect(id(7)).toBe(7);
   });

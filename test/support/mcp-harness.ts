@@ -1,12 +1,13 @@
 /**
  * An in-process tool server on 127.0.0.1 (ephemeral port) over an engine with a fake clock, and
- * official MCP SDK clients connected to it over real HTTP.
+ * official MCP SDK v2 clients connected to it over real HTTP, speaking either protocol: 2025-11-25
+ * (initialize and a session) or 2026-07-28 (stateless, `_meta` on every request).
  */
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { expect } from 'vitest';
+import { MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { Authenticator, sha256Hex } from '../../src/mcp/authenticator.js';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
@@ -19,9 +20,35 @@ import { engineHarness } from './engine-harness.js';
 import { newRegistry } from './registry.js';
 import { tempDir } from './temp-dir.js';
 
+/** The protocol revisions the server serves. */
+export const PROTOCOLS = ['2025-11-25', '2026-07-28'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+/**
+ * A v2 client speaking `protocol`: the 2025 handshake (the v2 default), or pinned to 2026-07-28.
+ * `onToolsChanged` hears that the tool list changed: a 2025 session's notification, or on
+ * 2026-07-28 the subscriptions/listen stream the client opens for it.
+ */
+export function newClient(protocol: Protocol, options: { name?: string; onToolsChanged?: () => void } = {}): Client {
+  const info = { name: options.name ?? 'test-agent', version: '1.0.0' };
+  const { onToolsChanged } = options;
+  if (protocol === '2025-11-25') {
+    const client = new Client(info);
+    if (onToolsChanged) client.setNotificationHandler('notifications/tools/list_changed', () => onToolsChanged());
+    return client;
+  }
+  return new Client(info, {
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+    ...(onToolsChanged && { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } } }),
+  });
+}
+
 export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', lead: 'lead-secret-token', alice: 'alice-secret-token', watch: 'watch-secret-token' } as const;
 
-export async function mcpHarness(extraYaml = '', serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean; approverTokens?: boolean } = {}) {
+export async function mcpHarness(
+  extraYaml = '',
+  serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean; approverTokens?: boolean; protocol?: Protocol; traced?: boolean } = {},
+) {
   const tokens = `  tokens:
     ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
     triage-bot: { sha256: ${sha256Hex(TOKENS.triage)}, role: diagnostician }
@@ -46,6 +73,11 @@ ${extraYaml}`;
   const h = engineHarness();
   const metadata = new ServiceMetadata(config, newRegistry());
   const services = toolServices(config, h.engine, metadata);
+  // Tool call spans, as the preload makes them: svc's scope, behind the engine's span processor.
+  const spans = new InMemorySpanExporter();
+  const tracer = serverOptions.traced
+    ? new TracerProvider({ spanProcessors: [h.engine.createSpanProcessor(metadata), new SimpleSpanProcessor({ exporter: spans })] }).getTracer(MCP_INSTRUMENTATION_SCOPE)
+    : undefined;
   const registry = new ToolRegistry();
   for (const tool of BUILT_IN_TOOLS) registry.register(tool);
   const server = new ToolServer({
@@ -58,12 +90,13 @@ ${extraYaml}`;
     services,
     version: 'test',
     now: () => h.clock.now(),
+    ...(tracer && { tracer }),
   });
   const url = await server.start();
   const clients: Client[] = [];
 
-  async function connect(token: string | undefined, headers: Record<string, string> = {}): Promise<Client> {
-    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  async function connect(token: string | undefined, headers: Record<string, string> = {}, options: { protocol?: Protocol; onToolsChanged?: () => void } = {}): Promise<Client> {
+    const client = newClient(options.protocol ?? serverOptions.protocol ?? '2025-11-25', options);
     const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { ...(token && { authorization: `Bearer ${token}` }), ...headers } } });
     await client.connect(transport);
     clients.push(client);
@@ -81,7 +114,7 @@ ${extraYaml}`;
     await server.stop();
   }
 
-  return { ...h, url, server, services, registry, connect, call, close };
+  return { ...h, url, server, services, registry, connect, call, close, spans };
 }
 
 /** Steady traffic, then a fault sustained for 40 s: GET /orders/{id} fails half its requests, which opens an incident. */

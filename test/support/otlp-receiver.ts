@@ -16,6 +16,8 @@ export interface ReceivedSpan {
   kind: number;
   attributes: Attributes;
   resource: Attributes;
+  /** The instrumentation scope's name. */
+  scope: string;
   statusCode: number;
   /** Hex ids as OTLP/JSON writes them; parentSpanId is empty for a root span. */
   traceId: string;
@@ -97,7 +99,7 @@ export class OtlpReceiver {
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: OTLP/JSON spans are read field by field below
-  private collectSpans(body: { resourceSpans?: { resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: { spans?: any[] }[] }[] }): void {
+  private collectSpans(body: { resourceSpans?: { resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: { scope?: { name?: string }; spans?: any[] }[] }[] }): void {
     for (const rs of body.resourceSpans ?? []) {
       const resource = decodeAttributes(rs.resource?.attributes);
       for (const ss of rs.scopeSpans ?? []) {
@@ -107,6 +109,7 @@ export class OtlpReceiver {
             kind: span.kind,
             attributes: decodeAttributes(span.attributes),
             resource,
+            scope: ss.scope?.name ?? '',
             statusCode: span.status?.code ?? 0,
             traceId: span.traceId ?? '',
             spanId: span.spanId ?? '',

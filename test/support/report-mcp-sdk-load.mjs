@@ -5,7 +5,7 @@ import { registerHooks } from 'node:module';
 let reported = false;
 registerHooks({
   resolve(specifier, context, nextResolve) {
-    if (!reported && specifier.startsWith('@modelcontextprotocol/sdk')) {
+    if (!reported && specifier.startsWith('@modelcontextprotocol/')) {
       reported = true;
       process.stderr.write(`MCP SDK resolved: ${specifier}\n`);
     }

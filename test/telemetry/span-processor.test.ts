@@ -5,6 +5,7 @@
 import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
+import { MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import { SvcSpanProcessor } from '../../src/telemetry/span-processor.js';
@@ -108,5 +109,33 @@ describe('SLO operation names', () => {
     tracer.startSpan('GET', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'http.route': '/items/:id' } }).end();
     tracer.startSpan('GET', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'http.route': '/items/{itemId}' } }).end();
     expect(engine.sloTracker.getStatus('lookups')!.totalRequests).toBe(2);
+  });
+});
+
+describe("the tool server's own spans", () => {
+  it('are neither enriched, observed as operations, nor the first request', () => {
+    const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': YAML }), args: [], env: {} });
+    const observed: string[] = [];
+    let firstRequests = 0;
+    const processor = new SvcSpanProcessor({
+      metadata: new ServiceMetadata(config, newRegistry()),
+      analysis: { observeOperation: (_span, operation) => observed.push(operation.name), observeDependency: () => undefined },
+      onFirstRequest: () => firstRequests++,
+    });
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor({ exporter })] });
+    provider
+      .getTracer(MCP_INSTRUMENTATION_SCOPE)
+      .startSpan('tools/call get_service_health', { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': 'tools/call' } })
+      .end();
+    expect(firstRequests).toBe(0);
+    expect(observed).toEqual([]);
+    expect(exporter.getFinishedSpans()[0]!.attributes['svc.operation.name']).toBeUndefined();
+    provider
+      .getTracer('app')
+      .startSpan('GET /orders/:id', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'http.route': '/orders/:id' } })
+      .end();
+    expect(firstRequests).toBe(1);
+    expect(observed).toEqual(['GET /orders/{id}']);
   });
 });

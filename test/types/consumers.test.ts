@@ -21,7 +21,7 @@ const TSC = { 'TS 5.9': join(ROOT, 'node_modules/typescript5/bin/tsc'), 'TS 7': 
 type TypeScript = keyof typeof TSC;
 
 const SOURCE = `import * as svc from '@svc/register/api';
-import { AgentObservable, type AgentObservableOptions, AgentOperation, DeclareDependency, DependencyType, isFallbackEnabled, registerTool, ServiceTier } from '@svc/register/api';
+import { AgentObservable, type AgentObservableOptions, AgentOperation, DeclareDependency, DependencyType, defineTool, isFallbackEnabled, page, registerTool, ServiceTier, text } from '@svc/register/api';
 
 @AgentObservable({ team: 'checkout', tier: ServiceTier.CRITICAL })
 @DeclareDependency({ name: 'payments-api', type: DependencyType.EXTERNAL_API })
@@ -35,6 +35,9 @@ export class Pricing {
 }
 
 registerTool({ name: 'get_queue_depth', description: 'Jobs waiting', permission: 'READ', readOnly: true }, () => '0 jobs');
+registerTool(defineTool({ name: 'get_queue', description: 'One queue', readOnly: true, params: { queue: text('Queue name', { required: true }), page: page() }, handler: ({ queue, page }) => \`\${queue}: page \${page.toFixed(0)}\` }));
+// @ts-expect-error a required text parameter is a string, not possibly undefined, and page a number
+defineTool({ name: 'typed', description: 'Typed', params: { queue: text('Queue name', { required: true }) }, handler: ({ queue }) => queue.toFixed(0) });
 const fallback: boolean = isFallbackEnabled('POST /checkout');
 
 // @ts-expect-error the tier is a ServiceTier

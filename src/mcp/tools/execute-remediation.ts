@@ -8,49 +8,45 @@
  */
 import { APPROVE_PREFIX } from '../../incidents/approvals.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
-import { RemediationRefused } from '../../incidents/remediation.js';
 import { cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { INPUT_LIMITS } from '../input-limits.js';
 import { fields, isoTime } from '../text-layout.js';
-import { type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
+import { textResult } from '../tool-definition.js';
+import { id, text } from '../tool-params.js';
 
-export const executeRemediation: ToolDefinition = {
+export const executeRemediation = defineTool({
   name: 'execute_remediation',
   title: 'Execute remediation',
   description:
     'Executes a remediation action by its exact name from list_remediation_actions. The reason is recorded in the audit trail with the caller\'s name and role. An action marked NEEDS APPROVAL, executed by a caller that may not approve, opens an approval request APR-...: an approver executes "approve:APR-..." with their own credential, then the caller executes the action again with approved_by "APR-...". Check get_recent_agent_actions first to avoid duplicate remediation; verify with verify_remediation_effect.',
   permission: 'REMEDIATE',
-  parameters: {
-    action_name: { type: 'string', description: 'Exact action name, e.g. "enable_fallback:GET /orders/{id}", or "approve:APR-..." to approve a request', maxLength: INPUT_LIMITS.actionName },
-    reason: { type: 'string', description: 'Why, recorded in the audit trail', maxLength: INPUT_LIMITS.reason },
-    approved_by: { type: 'string', description: 'The approval id (APR-...) an approver approved, for an action that needs approval', maxLength: INPUT_LIMITS.id },
+  destructive: true,
+  params: {
+    action_name: text('Exact action name, e.g. "enable_fallback:GET /orders/{id}", or "approve:APR-..." to approve a request', { required: true, maxLength: INPUT_LIMITS.actionName }),
+    reason: text('Why, recorded in the audit trail', { required: true, maxLength: INPUT_LIMITS.reason }),
+    approved_by: id('The approval id (APR-...) an approver approved, for an action that needs approval'),
   },
-  required: ['action_name', 'reason'],
-  annotations: { readOnlyHint: false, destructiveHint: true },
   async handler(args, { services, caller }) {
-    try {
-      const result = await services.remediation.execute(args.action_name!, args.reason!, args.approved_by, caller);
-      const chars = fieldChars(maxOutputBytes(services));
-      const action = shownName(args.action_name!);
-      const message = cutField(result.message, chars);
-      const text = [
-        `REMEDIATION ${result.outcome === 'success' ? 'EXECUTED' : 'FAILED'}: ${action}`,
-        ...fields([
-          ['Result', message],
-          ['By', `${shownName(caller.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(caller.role, MAX_AGENT_NAME_CHARS)})`],
-          ['Reason', cutField(args.reason!, chars)],
-          ['Approval', approvalText(result.audit, services.remediation.approvals.mayApprove(caller))],
-          ['At', isoTime(result.audit.timestamp)],
-          ...(args.action_name!.startsWith(APPROVE_PREFIX) ? [] : ([['Verify', `call verify_remediation_effect("${action}") in ${Math.round(services.verifier.delayMs / 1000)}s`]] as const)),
-        ]),
-      ].join('\n');
-      return { ...textResult(text, { action, outcome: result.outcome, message }), isError: result.outcome !== 'success' };
-    } catch (error) {
-      if (error instanceof RemediationRefused) throw new ToolError(error.message);
-      throw error;
-    }
+    // A refusal (unknown action, missing approval) throws RemediationRefused, an AgentError the server answers as isError.
+    const result = await services.remediation.execute(args.action_name, args.reason, args.approved_by, caller);
+    const chars = fieldChars(maxOutputBytes(services));
+    const action = shownName(args.action_name);
+    const message = cutField(result.message, chars);
+    const text = [
+      `REMEDIATION ${result.outcome === 'success' ? 'EXECUTED' : 'FAILED'}: ${action}`,
+      ...fields([
+        ['Result', message],
+        ['By', `${shownName(caller.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(caller.role, MAX_AGENT_NAME_CHARS)})`],
+        ['Reason', cutField(args.reason, chars)],
+        ['Approval', approvalText(result.audit, services.remediation.approvals.mayApprove(caller))],
+        ['At', isoTime(result.audit.timestamp)],
+        ...(args.action_name.startsWith(APPROVE_PREFIX) ? [] : ([['Verify', `call verify_remediation_effect("${action}") in ${Math.round(services.verifier.delayMs / 1000)}s`]] as const)),
+      ]),
+    ].join('\n');
+    return { ...textResult(text, { action, outcome: result.outcome, message }), isError: result.outcome !== 'success' };
   },
-};
+});
 
 /** `approved (APR-x2k9q-0001 by lead)`: the approver's name only for callers who may approve. */
 export function approvalText(entry: AuditEntry, showApprover: boolean): string {

@@ -15,27 +15,23 @@
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { type CrossStackView, type FrontendTelemetry, MIN_SAMPLES, median, WINDOW_MS } from '../../frontend/frontend-telemetry.js';
-import { callFor, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
+import { callFor, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { blocks, columns, fields, listSome, ms, multiple, percent, plural, section, withBaseline } from '../text-layout.js';
-import { OPERATION_NAME, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
-import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
+import { textResult } from '../tool-definition.js';
+import { operationName, page, requireKnownOperation } from '../tool-params.js';
 import { sloKind, slosWorstFirst } from './worst-first.js';
 
-export const getCrossStackContext: ToolDefinition = {
+export const getCrossStackContext = defineTool({
   name: 'get_cross_stack_context',
   title: 'Cross-stack context',
   description:
     'Frontend and backend context of one backend operation: user experience (when browser telemetry is connected), backend error rate and latency against baselines with a deviation flag, the SLOs of the operation, and how browser traces correlate with backend spans.',
-  permission: 'READ',
-  parameters: {
-    operation_name: OPERATION_NAME,
-    page: PAGE,
-  },
-  required: ['operation_name'],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { operation_name: operationName({ known: false }), page: page() },
   handler(args, { services }) {
     const { engine } = services;
-    const operation = operationNameArgument(services, args.operation_name);
+    const operation = args.operation_name;
     // An operation with an SLO but no traffic yet is known too: its SLO section still says something.
     if (!engine.sloTracker.hasSlo(operation)) requireKnownOperation(services, operation);
     const health = engine.health.getOperationHealth(operation);
@@ -43,7 +39,7 @@ export const getCrossStackContext: ToolDefinition = {
       .statuses()
       .filter((s) => s.operationName === operation)
       .sort(slosWorstFirst);
-    const request = { tool: 'get_cross_stack_context', maxBytes: maxOutputBytes(services), page: pageArgument(args.page), call: callFor('get_cross_stack_context', { operation_name: operation }) };
+    const request = { tool: 'get_cross_stack_context', maxBytes: maxOutputBytes(services), page: args.page, call: callFor('get_cross_stack_context', { operation_name: operation }) };
     const sloLines = columns(
       slos.map((s) => [shownName(s.name), s.type, s.compliance, `budget ${percent(s.budgetRemaining)} remaining`, `burn ${multiple(s.burnRate)}`]),
       60,
@@ -64,7 +60,7 @@ export const getCrossStackContext: ToolDefinition = {
     );
     return textResult(text);
   },
-};
+});
 
 function backendFields(op: OperationHealth, recentMinutes: number, traces: string): string[] {
   const base = op.baseline;

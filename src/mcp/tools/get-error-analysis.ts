@@ -17,10 +17,11 @@
  * `… 12 more error categories left out; call get_error_analysis with ... page=2`.
  */
 import type { Engine } from '../../analysis/engine.js';
-import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
+import { callFor, cutField, fieldChars, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, plural, section } from '../text-layout.js';
-import { OPERATION_NAME, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
-import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
+import { textResult } from '../tool-definition.js';
+import { operationName, page } from '../tool-params.js';
 
 const DEVIATION_POINTS = 0.05;
 const TIMEOUT = /time.?out|deadline|ETIMEDOUT|AbortError/i;
@@ -30,22 +31,17 @@ const SERVER_ERROR = /^(HTTP )?5\d\d$/;
 const CLIENT_ERROR = /^(HTTP )?4\d\d$/;
 const MAX_CATEGORY_CHARS = 128;
 
-export const getErrorAnalysis: ToolDefinition = {
+export const getErrorAnalysis = defineTool({
   name: 'get_error_analysis',
   title: 'Error analysis',
   description:
     'Errors of one operation: requests, errors and error rate over the recent minutes (svc.health.recent-minutes), deviation from the baseline error rate, baseline confidence, the breakdown by error category (error.type, exception type or HTTP status) and a suggested remedy. Use it to choose a remediation.',
   permission: 'READ',
-  parameters: {
-    operation_name: OPERATION_NAME,
-    page: PAGE,
-  },
-  required: ['operation_name'],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { operation_name: operationName(), page: page() },
   handler(args, { services }) {
     const { engine } = services;
-    const operation = operationNameArgument(services, args.operation_name);
-    requireKnownOperation(services, operation);
+    const operation = args.operation_name;
 
     let requests = 0;
     let errors = 0;
@@ -60,7 +56,7 @@ export const getErrorAnalysis: ToolDefinition = {
     const categorized = categories.reduce((sum, c) => sum + c.count, 0);
 
     const maxBytes = maxOutputBytes(services);
-    const request = { tool: 'get_error_analysis', maxBytes, page: pageArgument(args.page), call: callFor('get_error_analysis', { operation_name: operation }) };
+    const request = { tool: 'get_error_analysis', maxBytes, page: args.page, call: callFor('get_error_analysis', { operation_name: operation }) };
     const head = [
       `ERROR ANALYSIS: ${shownName(operation)}`,
       ...fields([
@@ -89,7 +85,7 @@ export const getErrorAnalysis: ToolDefinition = {
     );
     return textResult(text);
   },
-};
+});
 
 function deviation(requests: number, rate: number, expected: number | undefined, learned: number | undefined, recentMinutes: number): string {
   if (requests === 0) return `no requests in the last ${recentMinutes} minutes`;

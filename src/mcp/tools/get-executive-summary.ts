@@ -14,22 +14,21 @@
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { cutField } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { headerLine, isoTime, listSome, ms, percent, plural, withBaseline } from '../text-layout.js';
-import { READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
+import { textResult } from '../tool-definition.js';
 import { operationsWorstFirst } from './worst-first.js';
 
 const TOP_ISSUES = 5;
 const MAX_NAME = 60;
 
-export const getExecutiveSummary: ToolDefinition = {
+export const getExecutiveSummary = defineTool({
   name: 'get_executive_summary',
   title: 'Executive summary',
   description:
     'Compact summary of the service (about 300 tokens) for a language-model context: status and why, the top five elevated operations with baselines, SLO budget, operation count and request volume.',
   permission: 'READ',
-  parameters: {},
-  required: [],
-  annotations: READ_ONLY,
+  readOnly: true,
   handler(_args, { services }) {
     const summary = services.engine.healthSummary();
     const elevated = summary.operations.filter((op) => op.elevated).sort(operationsWorstFirst);
@@ -89,7 +88,7 @@ export const getExecutiveSummary: ToolDefinition = {
       ].join('\n'),
     );
   },
-};
+});
 
 /** "all 4 operations within baseline", or with learning ones "3 of 4 operations within baseline, 1 learning". */
 function withinBaseline(total: number, learning: number): string {

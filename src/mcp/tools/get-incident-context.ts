@@ -1,5 +1,6 @@
 /**
- * get_incident_context: the complete diagnosis of an operation's incident (layout in incident-context.ts).
+ * get_incident_context: the complete diagnosis of an operation's incident (data from
+ * src/incidents/incident-context.ts, laid out here).
  *
  * Bounded (src/mcp/bounded-output.ts): free-text fields (summary, change descriptions and the
  * probable cause's reason, action
@@ -17,38 +18,50 @@
  */
 import type { GuardrailTrip } from '../../agentic/agent-activity.js';
 import type { Engine } from '../../analysis/engine.js';
-import { buildIncidentContext, changeLine, formatIncidentContext, type IncidentContext } from '../../incidents/incident-context.js';
-import { callFor, cutField, fieldChars, maxOutputBytes, PAGE, type PageRequest, pageArgument, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
-import { isoTime, plural } from '../text-layout.js';
-import { READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
-import { requireKnownOperation } from './operation-argument.js';
+import { PATTERN_DESCRIPTIONS } from '../../analysis/pattern-matcher.js';
+import { buildIncidentContext, type ChangeLine, type IncidentContext } from '../../incidents/incident-context.js';
+import { callFor, cutField, fieldChars, maxOutputBytes, type PageRequest, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
+import { blocks, fields, isoTime, ms, percent, plural, section, withBaseline } from '../text-layout.js';
+import { textResult } from '../tool-definition.js';
+import { operationName, page } from '../tool-params.js';
 import { operationsWorstFirst } from './worst-first.js';
 
-export const getIncidentContext: ToolDefinition = {
+export const getIncidentContext = defineTool({
   name: 'get_incident_context',
   title: 'Incident context',
   description:
     'Complete diagnosis of an operation: what is happening (error rate and latency against baselines, anomaly score, patterns), what changed (deployments, config changes), what is affected, suggested actions with priority and approval needs, and similar past incidents. Call after get_service_health shows a problem. Long lists are paged: their last item names the call for the next page.',
   permission: 'READ',
-  parameters: { operation_name: { type: 'string', description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"' }, page: PAGE },
-  required: ['operation_name'],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { operation_name: operationName(), page: page() },
   handler(args, { services }) {
-    const operation = requireKnownOperation(services, args.operation_name!);
+    const operation = args.operation_name;
     const maxBytes = maxOutputBytes(services);
-    const request: PageRequest = { tool: 'get_incident_context', maxBytes, page: pageArgument(args.page), call: callFor('get_incident_context', { operation_name: operation }) };
+    const request: PageRequest = { tool: 'get_incident_context', maxBytes, page: args.page, call: callFor('get_incident_context', { operation_name: operation }) };
     const context = buildIncidentContext(operation, services);
     const trips = services.agents?.recentTrips(operation) ?? [];
     const text = boundedContext(request, context, services.engine);
     return textResult(trips.length ? withGuardrailTrips(text, trips, fieldChars(maxBytes)) : text);
   },
-};
+});
+
+/** The context as shown: with its one-line summary, every field cut to fit. */
+interface ShownContext extends IncidentContext {
+  readonly summary: string;
+}
+
+/** `GET /orders/{id}: error_rate_spike; error rate 12.00%, p50 40ms; service DEGRADED` */
+function summaryOf(context: IncidentContext): string {
+  const what = context.patterns.length ? context.patterns.join(', ') : context.id ? 'latency anomaly' : 'no open incident';
+  return `${context.operation}: ${what}; error rate ${percent(context.errorRate)}, p50 ${context.trafficSeen ? ms(context.p50) : 'n/a'}; service ${context.serviceStatus}`;
+}
 
 function boundedContext(request: PageRequest, context: IncidentContext, engine: Engine): string {
   const chars = fieldChars(request.maxBytes);
-  const base: IncidentContext = {
+  const base: ShownContext = {
     ...context,
-    summary: cutField(context.summary, chars),
+    summary: cutField(summaryOf(context), chars),
     operation: shownName(context.operation),
     onCallChannel: shownName(context.onCallChannel),
     runbookUrl: cutField(context.runbookUrl, chars),
@@ -139,4 +152,62 @@ function withGuardrailTrips(text: string, trips: readonly GuardrailTrip[], chars
   lines.push(`  ${'Guardrails:'.padEnd(Math.max(12, width - 2))}${value}`);
   blocks[index] = lines.join('\n');
   return blocks.join('\n\n');
+}
+
+/** One WHAT CHANGED line: `<time> <kind>: <description>`, flagged as the probable cause or as an action taken. */
+export function changeLine(change: ChangeLine, causeReason: string | undefined): string {
+  const flag = change.probableCause ? `  PROBABLE CAUSE (${causeReason ?? 'closest change'})` : change.actionTaken ? '  ACTION TAKEN (not a cause)' : '';
+  return `${isoTime(change.timestamp)} ${change.kind}: ${change.description}${flag}`;
+}
+
+/** get_incident_context's text layout (spec "Incident"), of a context whose fields are already cut to fit. */
+export function formatIncidentContext(context: ShownContext): string {
+  const changed = [
+    context.lastDeployment
+      ? `Last deploy: ${context.lastDeployment.version} at ${isoTime(context.lastDeployment.timestamp)}${context.lastDeployment.probableCause ? '  PROBABLE CAUSE' : ''}`
+      : 'Last deploy: unknown',
+    ...context.changes.map((c) => changeLine(c, context.causeReason)),
+  ];
+  const escalation = `Escalation level: ${context.escalationLevel.toUpperCase()}${context.onCallChannel && context.escalationLevel !== 'auto_resolve' ? ` (${context.onCallChannel})` : ''}`;
+  return blocks(
+    `INCIDENT ${context.id ?? 'none (no open incident for this operation)'}`,
+    fields([
+      ['SEVERITY', context.severity],
+      ['TIME', isoTime(context.time)],
+      ['SUMMARY', context.summary],
+    ]).join('\n'),
+    section(
+      'WHAT IS HAPPENING',
+      fields([
+        ['Operation', context.operation],
+        ['Error rate', withBaseline(percent(context.errorRate), context.baselineErrorRate === undefined ? undefined : percent(context.baselineErrorRate))],
+        ['Latency P50', withBaseline(ms(context.p50), context.baselineP50 === undefined ? undefined : ms(context.baselineP50))],
+        ['Latency P99', withBaseline(ms(context.p99), context.baselineP99 === undefined ? undefined : ms(context.baselineP99))],
+        ['Anomaly score', context.anomalyScore.toFixed(2)],
+        ['Service health', `${context.serviceStatus}${context.serviceReasons.length ? ` (${context.serviceReasons.join('; ')})` : ''}`],
+        ['Patterns', context.patterns.length ? context.patterns.map((p) => `${p} (${PATTERN_DESCRIPTIONS[p]})`).join('; ') : 'none'],
+      ]),
+    ),
+    section('WHAT CHANGED', changed),
+    section(
+      'WHAT IS AFFECTED',
+      fields([
+        ['Scope', context.scope],
+        ['User-facing', context.userFacing ? 'YES' : 'NO'],
+        ['Operations', context.affectedOperations.join(', ') || 'none'],
+        ['Dependencies', context.affectedDependencies.join(', ') || 'none'],
+        ['Consumers', context.affectedConsumers.join(', ') || 'none'],
+      ]),
+    ),
+    section('SUGGESTED ACTIONS', [
+      escalation,
+      ...(context.runbookUrl ? [`Runbook: ${context.runbookUrl}`] : []),
+      `Retryable: ${context.retryable ? 'YES' : 'NO'}; safe to restart: ${context.safeToRestart ? 'YES' : 'NO'}`,
+      ...context.actions.map((a) => `[${a.priority}] ${a.name} - ${a.description}${a.requiresApproval ? ' [NEEDS APPROVAL]' : ''}`),
+    ]),
+    section(
+      'SIMILAR PAST INCIDENTS',
+      context.similar.map((s) => `${s.id}: cause ${s.cause}; resolution ${s.resolution}`),
+    ),
+  );
 }

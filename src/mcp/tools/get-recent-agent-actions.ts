@@ -10,25 +10,26 @@
  */
 import { APPROVE_PREFIX } from '../../incidents/approvals.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
-import { callFor, cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
+import { callFor, cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { isoTime, section } from '../text-layout.js';
-import { READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
+import { textResult } from '../tool-definition.js';
+import { page } from '../tool-params.js';
 import { approvalText } from './execute-remediation.js';
 
 const OUTCOME: Record<AuditEntry['outcome'], string> = { success: 'succeeded', failed: 'failed', refused: 'refused' };
 
-export const getRecentAgentActions: ToolDefinition = {
+export const getRecentAgentActions = defineTool({
   name: 'get_recent_agent_actions',
   title: 'Recent agent actions',
   description:
     'The audit trail of agent actions (newest first): who, role, action, reason, approval and outcome. Check it before remediating so several agents do not act twice. A long trail is paged: its last line names the call for the next page.',
   permission: 'READ',
-  parameters: { page: PAGE },
-  required: [],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { page: page() },
   handler(args, { services, caller }) {
     const maxBytes = maxOutputBytes(services);
-    const request = { tool: 'get_recent_agent_actions', maxBytes, page: pageArgument(args.page), call: callFor('get_recent_agent_actions') };
+    const request = { tool: 'get_recent_agent_actions', maxBytes, page: args.page, call: callFor('get_recent_agent_actions') };
     const entries = services.audit.recent(Number.MAX_SAFE_INTEGER);
     const chars = fieldChars(maxBytes);
     const mayApprove = services.remediation.approvals.mayApprove(caller);
@@ -43,4 +44,4 @@ export const getRecentAgentActions: ToolDefinition = {
     );
     return textResult(text);
   },
-};
+});

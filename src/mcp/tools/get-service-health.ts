@@ -40,10 +40,11 @@
 import { type AgentSummary, GUARDRAILS, WINDOW_MINUTES } from '../../agentic/agent-activity.js';
 import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
 import type { ColdStart } from '../../analysis/pattern-matcher.js';
-import { callFor, cutField, maxOutputBytes, PAGE, type PageRequest, pageArgument, pageJson, pageText, shownName } from '../bounded-output.js';
+import { callFor, cutField, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { blocks, columns, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
-import { FORMAT, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
-import { formatArgument } from './operation-argument.js';
+import { textResult } from '../tool-definition.js';
+import { format, page } from '../tool-params.js';
 import { storeNote } from './store-note.js';
 import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloKind, slosWorstFirst } from './worst-first.js';
 
@@ -51,25 +52,20 @@ import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloK
 const MAX_COLUMN = 60;
 const MAX_REASON_CHARS = 512;
 
-export const getServiceHealth: ToolDefinition = {
+export const getServiceHealth = defineTool({
   name: 'get_service_health',
   title: 'Service health',
   description:
     'Current health of the service: STATUS (HEALTHY, DEGRADED or CRITICAL) with its reasons, each operation (error rate, p50, p99, ELEVATED when off baseline), each dependency (state, error rate, average latency) and each SLO (budget remaining, burn rate) and, when the app runs agents of its own, each agent (invocations, failures, guardrail trips, steps, cost in the last hour), worst first. A long answer is paged: its last line per list names the call for the next page. Call this first.',
   permission: 'READ',
-  parameters: {
-    format: FORMAT,
-    page: PAGE,
-  },
-  required: [],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { format: format(), page: page() },
   handler(args, { services }) {
-    const format = formatArgument(args.format);
     const request: PageRequest = {
       tool: 'get_service_health',
       maxBytes: maxOutputBytes(services),
-      page: pageArgument(args.page),
-      call: callFor('get_service_health', { format: args.format }),
+      page: args.page,
+      call: callFor('get_service_health', { format: args.format === 'json' ? 'json' : undefined }),
     };
     const summary = services.engine.healthSummary();
     const operations = [...summary.operations].sort(operationsWorstFirst);
@@ -79,7 +75,7 @@ export const getServiceHealth: ToolDefinition = {
     const coldStartOf = (operation: string) => services.engine.coldStartOf(operation);
     const agents = [...(services.agents?.summaries() ?? [])].sort(agentsWorstFirst);
     const note = storeNote(services.store?.());
-    if (format === 'text') {
+    if (args.format === 'text') {
       const text = healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf, agents);
       return textResult(note ? `${text}\n\n${note}` : text);
     }
@@ -87,7 +83,7 @@ export const getServiceHealth: ToolDefinition = {
     if (note) (json as Record<string, unknown>).store = note;
     return textResult(JSON.stringify(json, null, 2), json);
   },
-};
+});
 
 function healthText(
   request: PageRequest,

@@ -7,29 +7,29 @@
  * characters by default) with a marker, and a cut session ends with
  * `… 497 more entries (300 OBSERVATION, 197 ACTION) left out; call get_session with session_id=SES-0001 and page=2`.
  */
-import { callFor, cutBlock, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
-import { INPUT_LIMITS } from '../input-limits.js';
+import { callFor, cutBlock, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { fields, isoTime, listSome } from '../text-layout.js';
-import { READ_ONLY, type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
+import { ToolError, textResult } from '../tool-definition.js';
+import { id, page } from '../tool-params.js';
 
-export const getSession: ToolDefinition = {
+export const getSession = defineTool({
   name: 'get_session',
   title: 'Get session',
   description:
     'Shows a shared session: its incident, creation time and its entries, newest first, with time, type, agent name, role and content. A long session is paged: its last line names the call for the next page.',
   permission: 'READ',
-  parameters: { session_id: { type: 'string', description: 'Session id from create_session', maxLength: INPUT_LIMITS.id }, page: PAGE },
-  required: ['session_id'],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { session_id: id('Session id from create_session', { required: true }), page: page() },
   handler(args, { services }) {
-    const session = services.sessions.get(args.session_id!);
+    const session = services.sessions.get(args.session_id);
     if (!session) {
       const known = services.sessions.list().map((s) => s.id);
       const evicted = services.sessions.evicted ? ` (${services.sessions.evicted} older sessions were evicted to stay within svc.limits.max-sessions and max-session-bytes)` : '';
-      throw new ToolError(`unknown session "${shownName(args.session_id!, 64)}"; sessions: ${listSome(known, 20)}${evicted}`);
+      throw new ToolError(`unknown session "${shownName(args.session_id, 64)}"; sessions: ${listSome(known, 20)}${evicted}`);
     }
     const maxBytes = maxOutputBytes(services);
-    const request = { tool: 'get_session', maxBytes, page: pageArgument(args.page), call: callFor('get_session', { session_id: session.id }) };
+    const request = { tool: 'get_session', maxBytes, page: args.page, call: callFor('get_session', { session_id: session.id }) };
     const header = [
       `SESSION ${session.id}`,
       ...fields([
@@ -46,4 +46,4 @@ export const getSession: ToolDefinition = {
     const { text } = pageText(request, [{ noun: ['entry', 'entries'], items, kinds: entries.map((e) => e.type), overhead: 1 }], ([shown]) => [...header, '', ...shown!].join('\n'));
     return textResult(text);
   },
-};
+});

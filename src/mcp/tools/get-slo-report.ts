@@ -22,35 +22,36 @@
  */
 import type { Engine } from '../../analysis/engine.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';
-import { callFor, maxOutputBytes, PAGE, type PageRequest, pageArgument, pageJson, pageText, shownName } from '../bounded-output.js';
+import { callFor, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { blocks, duration, fields, isoTime, ms, multiple, percent, section } from '../text-layout.js';
-import { FORMAT, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
-import { formatArgument } from './operation-argument.js';
+import { textResult } from '../tool-definition.js';
+import { format, page } from '../tool-params.js';
 import { rank, sloKind, slosWorstFirst } from './worst-first.js';
 
-export const getSloReport: ToolDefinition = {
+export const getSloReport = defineTool({
   name: 'get_slo_report',
   title: 'SLO report',
   description:
     'Compliance report of every SLO, worst first: HEALTHY, AT_RISK, VIOLATED or INSUFFICIENT_DATA (too few events for a verdict), target and actual, error budget remaining, burn rate (1.0x spends the budget exactly by the end of the window), 1h/5m and 6h/30m burn rates with fast and slow burn flags, request and failure counts. A long report is paged: its last line names the call for the next page.',
   permission: 'READ',
-  parameters: {
-    format: FORMAT,
-    page: PAGE,
-  },
-  required: [],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { format: format(), page: page() },
   handler(args, { services }) {
-    const format = formatArgument(args.format);
-    const request: PageRequest = { tool: 'get_slo_report', maxBytes: maxOutputBytes(services), page: pageArgument(args.page), call: callFor('get_slo_report', { format: args.format }) };
+    const request: PageRequest = {
+      tool: 'get_slo_report',
+      maxBytes: maxOutputBytes(services),
+      page: args.page,
+      call: callFor('get_slo_report', { format: args.format === 'json' ? 'json' : undefined }),
+    };
     const { engine } = services;
     const statuses = engine.sloTracker.statuses().sort(slosWorstFirst);
     const generated = engine.clock.now();
-    if (format === 'text') return textResult(reportText(request, engine, statuses, generated));
+    if (args.format === 'text') return textResult(reportText(request, engine, statuses, generated));
     const json = reportJson(request, engine.serviceName, statuses, generated);
     return textResult(JSON.stringify(json, null, 2), json);
   },
-};
+});
 
 function countBy(statuses: readonly SloStatus[]) {
   const count = (compliance: SloCompliance) => statuses.filter((s) => s.compliance === compliance).length;

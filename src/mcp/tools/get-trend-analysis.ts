@@ -18,9 +18,10 @@
  */
 import type { MinuteHistory, MinuteStats } from '../../analysis/minute-history.js';
 import { cutField, shownName } from '../bounded-output.js';
+import { defineTool, type ToolParam } from '../define-tool.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, plural, signedChange } from '../text-layout.js';
-import { OPERATION_NAME, READ_ONLY, type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
-import { operationNameArgument, requireKnownOperation } from './operation-argument.js';
+import { ToolError, textResult } from '../tool-definition.js';
+import { operationName } from '../tool-params.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_WINDOW_MINUTES = 30;
@@ -35,29 +36,36 @@ interface Trend {
   readonly direction: Direction;
 }
 
-export const getTrendAnalysis: ToolDefinition = {
+/** `window_minutes`: whole minutes from 1 to the history kept (limits.history-minutes), 30 when not sent. */
+const WINDOW_MINUTES: ToolParam<number> = {
+  type: 'string',
+  description: `Whole minutes to look back, default ${DEFAULT_WINDOW_MINUTES}, at most the history kept (limits.history-minutes, 60 by default)`,
+  required: false,
+  parse(value, { services }) {
+    const historyMinutes = services.metadata.config.get<number>('limits.history-minutes');
+    const text = value?.trim() || String(DEFAULT_WINDOW_MINUTES);
+    const minutes = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (!(minutes >= 1 && minutes <= historyMinutes)) {
+      throw new ToolError(`window_minutes must be a whole number of minutes from 1 to ${historyMinutes}; got "${cutField(value ?? '', 40)}" (omit it for ${DEFAULT_WINDOW_MINUTES})`);
+    }
+    return minutes;
+  },
+};
+
+export const getTrendAnalysis = defineTool({
   name: 'get_trend_analysis',
   title: 'Trend analysis',
   description:
     'Trend of one operation over the last minutes and the current one: latency p50 and p99, error rate and throughput, each with start and end value, direction (RISING, FALLING or STABLE, beyond +-10% between the first and last third of the time observed; a partly observed minute counts by the part observed) and percent change, and an assessment. Answers from the first seconds of traffic and says how many requests over how long it rests on.',
   permission: 'READ',
-  parameters: {
-    operation_name: OPERATION_NAME,
-    window_minutes: { type: 'string', description: `Whole minutes to look back, default ${DEFAULT_WINDOW_MINUTES}, at most the history kept (limits.history-minutes, 60 by default)` },
-  },
-  required: ['operation_name'],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { operation_name: operationName(), window_minutes: WINDOW_MINUTES },
   handler(args, { services }) {
     const { engine, metadata } = services;
     const known = engine.health.operations();
-    const operation = operationNameArgument(services, args.operation_name);
+    const operation = args.operation_name;
+    const windowMinutes = args.window_minutes;
     const historyMinutes = metadata.config.get<number>('limits.history-minutes');
-    const windowText = args.window_minutes?.trim() || String(DEFAULT_WINDOW_MINUTES);
-    const windowMinutes = /^\d+$/.test(windowText) ? Number(windowText) : NaN;
-    if (!(windowMinutes >= 1 && windowMinutes <= historyMinutes)) {
-      throw new ToolError(`window_minutes must be a whole number of minutes from 1 to ${historyMinutes}; got "${cutField(args.window_minutes ?? '', 40)}" (omit it for ${DEFAULT_WINDOW_MINUTES})`);
-    }
-    requireKnownOperation(services, operation);
 
     const now = engine.clock.now();
     const currentMinute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
@@ -117,7 +125,7 @@ export const getTrendAnalysis: ToolDefinition = {
       ),
     );
   },
-};
+});
 
 function trendOf(values: readonly number[], weights: readonly number[], minChange = 0): Trend {
   const third = weights.reduce((sum, w) => sum + w, 0) / 3;

@@ -10,26 +10,26 @@
  * and an operation with more actions than fit (custom ones) is paged, the text and the structured
  * content alike: `… 40 more actions (40 custom) left out; call list_remediation_actions with ... page=2`.
  */
-import { byteLength, callFor, cutField, fieldChars, maxOutputBytes, PAGE, pageArgument, pageText, shownName } from '../bounded-output.js';
+import { byteLength, callFor, cutField, fieldChars, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { blocks, section } from '../text-layout.js';
-import { OPERATION_NAME, READ_ONLY, type ToolDefinition, textResult } from '../tool-definition.js';
-import { requireKnownOperation } from './operation-argument.js';
+import { textResult } from '../tool-definition.js';
+import { operationName, page } from '../tool-params.js';
 
-export const listRemediationActions: ToolDefinition = {
+export const listRemediationActions = defineTool({
   name: 'list_remediation_actions',
   title: 'Remediation actions',
   description:
     "Lists the remediation actions available for an operation: built-ins that act in-process (fallback flag, circuit breakers, baseline reset, escalation) and the app's own actions, each with its exact name for execute_remediation and whether it needs approval. A long list is paged: its last line names the call for the next page.",
   permission: 'REMEDIATE',
-  parameters: { operation_name: OPERATION_NAME, page: PAGE },
-  required: ['operation_name'],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { operation_name: operationName(), page: page() },
   handler(args, { services, caller }) {
-    const operation = requireKnownOperation(services, args.operation_name!);
+    const operation = args.operation_name;
     const { remediation } = services;
     const approvals = remediation.approvals.mayApprove(caller) ? remediation.approvalActions() : [];
     const maxBytes = maxOutputBytes(services);
-    const request = { tool: 'list_remediation_actions', maxBytes, page: pageArgument(args.page), call: callFor('list_remediation_actions', { operation_name: operation }) };
+    const request = { tool: 'list_remediation_actions', maxBytes, page: args.page, call: callFor('list_remediation_actions', { operation_name: operation }) };
     const chars = fieldChars(maxBytes);
     const actions = [...remediation.actionsFor(operation), ...approvals].map((a) => ({ ...a, description: cutField(a.description, chars) }));
     const kindOf = (a: (typeof actions)[number]) => (a.kind === 'custom' || a.kind === 'approval' ? a.kind : 'built-in');
@@ -52,4 +52,4 @@ export const listRemediationActions: ToolDefinition = {
       actions: actions.slice(start, end),
     });
   },
-};
+});

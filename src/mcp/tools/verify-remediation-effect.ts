@@ -2,22 +2,23 @@
 
 import { MAX_PENDING } from '../../incidents/verification.js';
 import { shownName } from '../bounded-output.js';
+import { defineTool } from '../define-tool.js';
 import { INPUT_LIMITS } from '../input-limits.js';
 import { fields, isoTime, ms } from '../text-layout.js';
-import { READ_ONLY, type ToolDefinition, ToolError, textResult } from '../tool-definition.js';
+import { ToolError, textResult } from '../tool-definition.js';
+import { text } from '../tool-params.js';
 
-export const verifyRemediationEffect: ToolDefinition = {
+export const verifyRemediationEffect = defineTool({
   name: 'verify_remediation_effect',
   title: 'Verify remediation',
   description:
     'Compares the health snapshot taken when an action was executed with the traffic since, once the verification delay (default 30 s) has passed: effective YES or NO, latency and error-rate deltas, health before and after. Calling earlier says how long to wait.',
   permission: 'DIAGNOSE',
-  parameters: { action_name: { type: 'string', description: 'The action name given to execute_remediation', maxLength: INPUT_LIMITS.actionName } },
-  required: ['action_name'],
-  annotations: READ_ONLY,
+  readOnly: true,
+  params: { action_name: text('The action name given to execute_remediation', { required: true, maxLength: INPUT_LIMITS.actionName }) },
   handler(args, { services }) {
-    const verification = services.verifier.verify(args.action_name!);
-    const action = shownName(args.action_name!);
+    const verification = services.verifier.verify(args.action_name);
+    const action = shownName(args.action_name);
     if (verification.state === 'unknown') {
       const evicted = services.verifier.evicted ? ` (${services.verifier.evicted} older ones were dropped: at most ${MAX_PENDING} actions await verification)` : '';
       throw new ToolError(`no execution of "${action}" to verify${evicted}; execute it with execute_remediation first (see get_recent_agent_actions)`);
@@ -48,4 +49,4 @@ export const verifyRemediationEffect: ToolDefinition = {
       after: verification.after.status,
     });
   },
-};
+});

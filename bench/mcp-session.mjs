@@ -1,0 +1,105 @@
+// What an agent costs the app (issue 16, point 5): a real app under the preload (bench/mcp-app.mjs)
+// with 500 tracked operations that has served 2000 requests of its own, and MCP SDK v2 clients in
+// this process.
+// - The first agent session: RSS and heap (after garbage collection) before and after the first
+//   client connects, lists the tools and calls get_service_health: the SDK load and its first use.
+// - Connecting after that: a fresh client's connect (2026-07-28: server/discover; 2025-11-25:
+//   initialize and notifications/initialized), 30 times per protocol.
+// - Tool calls: get_service_health, get_incident_context and get_executive_summary, 1000 calls
+//   each per protocol, one at a time, latency as the agent sees it over loopback HTTP; idle (no
+//   traffic between calls) and busy (every operation had a request since the last call).
+// Run against the built output: `npm run build && node bench/mcp-session.mjs`.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OPERATIONS = 500;
+const CALLS = Number(process.env.BENCH_MCP_CALLS ?? 1000);
+const CONNECTS = 30;
+const MB = 1024 * 1024;
+
+const app = spawn(process.execPath, ['--expose-gc', '--import', `${ROOT}register.mjs`, 'bench/mcp-app.mjs'], {
+  cwd: ROOT,
+  env: { PATH: process.env.PATH, SVC_MCP_PORT: '0', SVC_MCP_RATE_LIMIT_PER_MINUTE: '100000', OTEL_TRACES_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+let stdout = '';
+let stderr = '';
+app.stdout.on('data', (c) => (stdout += c));
+app.stderr.on('data', (c) => (stderr += c));
+const waitFor = async (pattern, text) => {
+  for (let i = 0; i < 300; i++) {
+    const found = pattern.exec(text());
+    if (found) return found[1];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`app did not print ${pattern}: ${stderr}`);
+};
+const port = await waitFor(/LISTENING (\d+)/, () => stdout);
+const url = new URL(await waitFor(/MCP tool server listening at (\S+)/, () => stderr));
+const get = async (path) => (await fetch(`http://127.0.0.1:${port}${path}`)).json();
+
+const client = (protocol) =>
+  protocol === '2026-07-28' ? new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } }) : new Client({ name: 'bench', version: '1' });
+const connect = async (protocol) => {
+  const c = client(protocol);
+  const start = performance.now();
+  await c.connect(new StreamableHTTPClientTransport(url));
+  return { client: c, ms: performance.now() - start };
+};
+const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
+const ms = (v) => `${v.toFixed(2)} ms`;
+
+try {
+  const { operations } = await get(`/__fill?count=${OPERATIONS}`);
+  // An app that serves: its own requests come first (its heap has grown to its working size), then the agent.
+  for (let i = 0; i < 2000; i++) await fetch(`http://127.0.0.1:${port}/orders/${i}`).then((r) => r.arrayBuffer());
+  const before = await get('/__memory');
+  const first = await connect('2026-07-28');
+  await first.client.listTools();
+  await first.client.callTool({ name: 'get_service_health', arguments: {} });
+  const after = await get('/__memory');
+  console.log(`app with ${operations} tracked operations: RSS ${(before.rss / MB).toFixed(1)} MB before any agent`);
+  console.log(
+    `first agent session (connect 2026-07-28, tools/list, get_service_health): RSS +${((after.rss - before.rss) / MB).toFixed(1)} MB, heap +${((after.heapUsed - before.heapUsed) / MB).toFixed(1)} MB, connect ${ms(first.ms)} (loads the SDK)`,
+  );
+  await first.client.close();
+
+  for (const protocol of ['2026-07-28', '2025-11-25']) {
+    const times = [];
+    for (let i = 0; i < CONNECTS; i++) {
+      const { client: c, ms: took } = await connect(protocol);
+      times.push(took);
+      await c.close();
+    }
+    console.log(`connect ${protocol} after the first load: median ${ms(quantile(times, 0.5))}, max ${ms(Math.max(...times))} (${CONNECTS} connects)`);
+  }
+
+  for (const protocol of ['2026-07-28', '2025-11-25']) {
+    const { client: c } = await connect(protocol);
+    for (const [name, args] of [
+      ['get_service_health', {}],
+      ['get_incident_context', { operation_name: 'GET /items-7/{id}' }],
+      ['get_executive_summary', {}],
+    ]) {
+      for (let i = 0; i < 50; i++) await c.callTool({ name, arguments: args });
+      // Idle: no traffic between calls, so what the tools read is unchanged; busy: every operation had a request since the last call.
+      for (const busy of [false, true]) {
+        const times = [];
+        for (let i = 0; i < CALLS; i++) {
+          if (busy) await fetch(`http://127.0.0.1:${port}/__traffic`);
+          const start = performance.now();
+          await c.callTool({ name, arguments: args });
+          times.push(performance.now() - start);
+        }
+        console.log(`${protocol} ${name}, ${busy ? 'busy' : 'idle'}: p50 ${ms(quantile(times, 0.5))}, p99 ${ms(quantile(times, 0.99))} (${CALLS} calls, ${operations} operations)`);
+      }
+    }
+    await c.close();
+  }
+  const end = await get('/__memory');
+  console.log(`after all calls: RSS ${(end.rss / MB).toFixed(1)} MB, heap ${(end.heapUsed / MB).toFixed(1)} MB`);
+} finally {
+  app.kill('SIGTERM');
+}

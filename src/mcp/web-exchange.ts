@@ -1,0 +1,56 @@
+/**
+ * The bridge between node:http and the web-standard `Request` / `Response` the MCP SDK's handlers
+ * take and give (the SDK's own Node adapter brings in Hono, about 6 MB more for the first agent).
+ * The request's body is read, bounded and parsed by the tool server before, and handed to the
+ * SDK beside the request; the response's body is streamed back with backpressure, and cancelled
+ * when the client goes away (a 2025 client's SSE stream, a `subscriptions/listen` stream).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** The request line and headers as a web Request (no body), aborted when the client disconnects. */
+export function webRequest(req: IncomingMessage, res: ServerResponse): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const each of value) headers.append(name, each);
+    else headers.set(name, value);
+  }
+  const aborted = new AbortController();
+  res.once('close', () => aborted.abort());
+  // Host was checked against the bound address before (DNS rebinding protection).
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, signal: aborted.signal });
+}
+
+/** Writes a web Response to `res`: status, headers, then its body as it comes. */
+export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  // An event stream opens at once, before its first event.
+  if (headers['content-type']?.startsWith('text/event-stream')) res.flushHeaders();
+  const reader = response.body.getReader();
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  res.once('close', cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+    }
+  } catch {
+    // The stream was cancelled (the client went away) or failed: end what was sent.
+  } finally {
+    res.off('close', cancel);
+    res.end();
+  }
+}
