@@ -9,12 +9,11 @@
  * `svc.frontend.allowed-origins`; a request from any other origin gets 403. Malformed payloads
  * get 400 naming what is wrong, and are dropped whole. Nothing here can throw into the host.
  */
-import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { gunzip } from 'node:zlib';
-import { RateLimiter } from '../mcp/rate-limiter.js';
+import { startBoundedHttpServer } from '../bounded-http-server.js';
 import { printable } from '../printable.js';
-import { reportError } from '../report-error.js';
+import { RateLimiter } from '../rate-limiter.js';
 import { runtime } from '../runtime.js';
 import type { FrontendTelemetry } from './frontend-telemetry.js';
 import { type DecodedSpan, decodeJsonTraces, decodeProtobufTraces, OtlpDecodeError, TooManySpansError } from './otlp-traces.js';
@@ -41,8 +40,6 @@ export const TRACES_PATH = '/v1/traces';
 export const MAX_CONNECTIONS = 512;
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
-/** How often those timeouts are checked (Node's default, 30 s, let a slow sender hold a connection 40 s, not 10). */
-const TIMEOUT_CHECK_MS = 1000;
 /**
  * Request bodies read at once, in units of max-body-bytes: what all open connections together can
  * make svc buffer (512 connections each sending a whole body would be 512 of them). Beyond it: 503.
@@ -98,31 +95,22 @@ export class FrontendListener {
   }
 
   async start(): Promise<string> {
-    const headersTimeout = this.options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
-    const requestTimeout = this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-    const checkEvery = Math.min(TIMEOUT_CHECK_MS, Math.ceil(headersTimeout / 4));
-    const http = createServer({ headersTimeout, requestTimeout, connectionsCheckingInterval: checkEvery }, (req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
-        reportError('frontend listener request', error);
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error' }));
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', (error: NodeJS.ErrnoException) => {
-        const why = error.code === 'EADDRINUSE' ? 'is taken by another process' : error.code === 'EACCES' ? 'needs privileges' : `cannot be bound (${error.code ?? error.message})`;
-        reject(
-          new FrontendListenerError(`svc.frontend.port ${this.options.port} on ${this.options.host} ${why}; browser telemetry is not received (set svc.frontend.port to a free port, or 0 for any)`),
-        );
-      });
-      http.listen(this.options.port, this.options.host, () => resolve());
-    });
-    http.on('error', (error) => reportError('frontend listener', error));
-    // Never keeps the process alive: the app decides when it ends.
-    http.unref();
-    http.maxConnections = MAX_CONNECTIONS;
-    http.on('connection', (socket) => socket.unref());
-    this.http = http;
-    this.boundPort = (http.address() as AddressInfo).port;
+    const { server, port } = await startBoundedHttpServer(
+      {
+        host: this.options.host,
+        port: this.options.port,
+        portKey: 'svc.frontend.port',
+        consequence: 'browser telemetry is not received',
+        name: 'frontend listener',
+        maxConnections: MAX_CONNECTIONS,
+        headersTimeoutMs: this.options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+        bindError: (message) => new FrontendListenerError(message),
+      },
+      (req, res) => this.handle(req, res),
+    );
+    this.http = server;
+    this.boundPort = port;
     runtime().ownPorts.add(this.boundPort);
     this.options.telemetry.listeningAt = this.url;
     return this.url;

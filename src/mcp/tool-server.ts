@@ -19,19 +19,20 @@
  * `isError: true` that says what to send instead. Nothing a tool does can throw into the host.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo, isIP } from 'node:net';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { AuthInfo, CacheHint, CallToolResult, McpHttpHandler, Server, ServerContext, Tool, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Tracer } from '@opentelemetry/api';
 import { AgentError } from '../agent-error.js';
+import { startBoundedHttpServer } from '../bounded-http-server.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { printable } from '../printable.js';
+import { RateLimiter } from '../rate-limiter.js';
 import { reportError } from '../report-error.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
-import { RateLimiter } from './rate-limiter.js';
 import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
 import { listSome } from './text-layout.js';
 import { type ToolCallRecord, ToolCallTracer } from './tool-call-tracer.js';
@@ -143,28 +144,23 @@ export class ToolServer {
   }
 
   async start(): Promise<string> {
-    // Connections cost the app file descriptors: bounded in number, and one that sends no request
-    // in time is closed, whoever opens it, before any credential is checked.
-    const http = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
-        reportError('tool server request', error);
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error' }));
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', (error: NodeJS.ErrnoException) => {
-        const why = error.code === 'EADDRINUSE' ? 'is taken by another process' : error.code === 'EACCES' ? 'needs privileges' : `cannot be bound (${error.code ?? error.message})`;
-        reject(new ToolServerError(`svc.mcp.port ${this.options.port} on ${this.options.host} ${why}; the tool server is not running (set svc.mcp.port to a free port, or 0 for any)`));
-      });
-      http.listen(this.options.port, this.options.host, () => resolve());
-    });
-    http.on('error', (error) => reportError('tool server', error));
-    // The tool server alone never keeps the process alive (nor do agents' open streams): the app decides when it ends.
-    http.unref();
-    http.maxConnections = MAX_CONNECTIONS;
-    http.on('connection', (socket) => socket.unref());
-    this.http = http;
-    this.boundPort = (http.address() as AddressInfo).port;
+    // Bounded connections and timeouts apply whoever connects, before any credential is checked.
+    const { server, port } = await startBoundedHttpServer(
+      {
+        host: this.options.host,
+        port: this.options.port,
+        portKey: 'svc.mcp.port',
+        consequence: 'the tool server is not running',
+        name: 'tool server',
+        maxConnections: MAX_CONNECTIONS,
+        headersTimeoutMs: HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        bindError: (message) => new ToolServerError(message),
+      },
+      (req, res) => this.handle(req, res),
+    );
+    this.http = server;
+    this.boundPort = port;
     this.options.onPortBound?.(this.boundPort);
     return this.url;
   }
