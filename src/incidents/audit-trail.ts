@@ -10,8 +10,8 @@
  */
 import type { Clock } from '../analysis/clock.js';
 import { printable } from '../printable.js';
-import { fields, finite, oneOf, optionalText, readAll, text } from '../store/record-fields.js';
-import { NO_SINK, type StateSink } from '../store/state-sink.js';
+import { fields, finite, oneOf, optionalText, readAll, text } from '../record-fields.js';
+import { NO_SINK, type StateSink } from '../state-sink.js';
 import { IdSequence } from './id-sequence.js';
 
 export type ApprovalState = 'not_required' | 'approved' | 'missing';

@@ -26,8 +26,8 @@ import type { Detection, Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import type { SloAlert } from '../analysis/slo-tracker.js';
 import type { Tier } from '../enums.js';
-import { fields, finite, list, oneOf, optionalText, readAll, text } from '../store/record-fields.js';
-import { NO_SINK, type StateSink } from '../store/state-sink.js';
+import { fields, finite, list, oneOf, optionalText, readAll, text } from '../record-fields.js';
+import { NO_SINK, type StateSink } from '../state-sink.js';
 import { IdSequence } from './id-sequence.js';
 import { CAUSE_DEFAULTS, type RankedCause, rankedCause } from './incident-cause.js';
 

@@ -23,7 +23,7 @@ import type { ChangeTarget } from '../analysis/change-tracker.js';
 import type { Engine } from '../analysis/engine.js';
 import { canonicalOperationName } from '../operation-name.js';
 import { printable } from '../printable.js';
-import { NO_SINK, type StateSink } from '../store/state-sink.js';
+import { NO_SINK, type StateSink } from '../state-sink.js';
 import type { Actor } from './actor.js';
 import { APPROVE_PREFIX, ApprovalError, type Approvals } from './approvals.js';
 import type { AuditEntry, AuditTrail } from './audit-trail.js';

@@ -15,8 +15,8 @@
 import { AgentError } from '../agent-error.js';
 import type { Clock } from '../analysis/clock.js';
 import { recordBytes } from '../memory-size.js';
-import { fields, finite, list, oneOf, readAll, text } from '../store/record-fields.js';
-import { NO_SINK, type StateSink } from '../store/state-sink.js';
+import { fields, finite, list, oneOf, readAll, text } from '../record-fields.js';
+import { NO_SINK, type StateSink } from '../state-sink.js';
 import { IdSequence } from './id-sequence.js';
 
 export const SESSIONS_COLLECTION = 'sessions';

@@ -13,8 +13,8 @@
 import type { Engine } from '../analysis/engine.js';
 import type { ServiceStatus } from '../analysis/health-aggregator.js';
 import { RollingWindow } from '../analysis/rolling-window.js';
-import { fields, finite, oneOf, optionalText, readAll, text } from '../store/record-fields.js';
-import { NO_SINK, type StateSink } from '../store/state-sink.js';
+import { fields, finite, oneOf, optionalText, readAll, text } from '../record-fields.js';
+import { NO_SINK, type StateSink } from '../state-sink.js';
 
 export const VERIFICATIONS_COLLECTION = 'verifications';
 

@@ -10,7 +10,7 @@
  * Each collection keeps at most its retention count in the store (the same bounds as in memory).
  */
 import { printable } from '../printable.js';
-import type { StateSink } from './state-sink.js';
+import type { StateSink } from '../state-sink.js';
 import type { Mutation, StateStore } from './state-store.js';
 
 export interface StateWriterOptions {

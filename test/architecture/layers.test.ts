@@ -21,6 +21,11 @@ describe('layers', () => {
     expect(offenders.map((o) => o.file)).toEqual([]);
   });
 
+  it('src/analysis imports nothing from a higher folder (config, metadata, telemetry, store, incidents, mcp)', () => {
+    const offenders = sources('analysis').filter(({ text }) => /from '\.\.\/(config|metadata|telemetry|store|incidents|mcp)\//.test(text));
+    expect(offenders.map((o) => o.file)).toEqual([]);
+  });
+
   it('src/mcp and src/telemetry never look up the runtime', () => {
     const offenders = [...sources('mcp'), ...sources('telemetry')].filter(({ text }) => /runtime\.js'|runtime\(\)/.test(text));
     expect(offenders.map((o) => o.file)).toEqual([]);
