@@ -22,13 +22,12 @@
  * }
  */
 import 'reflect-metadata';
+import { type AnyFunction, type DualDecorator, isStandardContext } from '../metadata/decorator-modes.js';
 import { transparentWrapper } from '../metadata/transparent-wrapper.js';
 import { reportError } from '../report-error.js';
 import { acceptedDefaults, invokeAgent, SettingsCache } from './agent.js';
 import { declareMethodAgent } from './agent-declarations.js';
 import type { AgentDefaults } from './agent-settings.js';
-
-(Symbol as { metadata?: symbol }).metadata ??= Symbol.for('Symbol.metadata');
 
 export const AGENT_METHOD_KEY = Symbol.for('svc.metadata.agent-method');
 
@@ -36,22 +35,6 @@ export interface AgentMethodOptions extends AgentDefaults {
   /** The agent's name, as under `svc.agentic.agents`; default `Class.method`. */
   readonly name?: string;
 }
-
-interface StandardContext {
-  readonly kind: string;
-  readonly name: string | symbol | undefined;
-  readonly static?: boolean;
-  readonly metadata?: Record<PropertyKey, unknown>;
-}
-
-function isStandardContext(value: unknown): value is StandardContext {
-  return typeof value === 'object' && value !== null && 'kind' in value;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a decorated method may take and return anything
-type AnyFunction = (...args: any[]) => any;
-// biome-ignore lint/suspicious/noExplicitAny: TypeScript checks a decorator's call against both modes' signatures
-type DualDecorator = (target: any, keyOrContext?: any, descriptor?: any) => any;
 
 /** One agent per decorated method; its name is known at once, or at the first call with a receiver (standard mode without `name`). */
 class MethodAgent {

@@ -18,13 +18,10 @@
  */
 import 'reflect-metadata';
 import { runAsOperation } from '../telemetry/operation-scope.js';
+import { type AnyFunction, type DualDecorator, isStandardContext } from './decorator-modes.js';
 import type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './decorator-options.js';
 import { decoratorRegistry } from './decorator-registry.js';
 import { transparentWrapper } from './transparent-wrapper.js';
-
-// TC39 decorator metadata needs `Symbol.metadata`, which Node does not define yet; compiled
-// decorators use it when it exists at class definition, which follows this import.
-(Symbol as { metadata?: symbol }).metadata ??= Symbol.for('Symbol.metadata');
 
 /** Metadata keys, for reflect-metadata (legacy) and `context.metadata` (standard). */
 export const METADATA_KEYS = {
@@ -33,23 +30,6 @@ export const METADATA_KEYS = {
   consumers: Symbol.for('svc.metadata.consumers'),
   operation: Symbol.for('svc.metadata.operation'),
 } as const;
-
-interface StandardContext {
-  readonly kind: string;
-  readonly name: string | symbol | undefined;
-  readonly static?: boolean;
-  readonly metadata?: Record<PropertyKey, unknown>;
-}
-
-function isStandardContext(value: unknown): value is StandardContext {
-  return typeof value === 'object' && value !== null && 'kind' in value;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a decorated method may take and return anything
-type AnyFunction = (...args: any[]) => any;
-/** A decorator usable in both modes: (class) / (class, context) / (prototype, key, descriptor) / (method, context). */
-// biome-ignore lint/suspicious/noExplicitAny: TypeScript checks a decorator's call against both modes' signatures
-type DualDecorator = (target: any, keyOrContext?: any, descriptor?: any) => any;
 
 function classNameOf(target: unknown, context: unknown): string {
   if (isStandardContext(context)) return String(context.name ?? 'anonymous');

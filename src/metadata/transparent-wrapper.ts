@@ -8,9 +8,7 @@
  */
 import 'reflect-metadata';
 import { reportError } from '../report-error.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: a decorated method may take and return anything
-type AnyFunction = (...args: any[]) => any;
+import type { AnyFunction } from './decorator-modes.js';
 
 /** `wrapper` made to look like `method`; `method` itself (reported once) when that fails: a wrapper a framework could tell apart is worse than none. */
 export function transparentWrapper<F extends AnyFunction>(method: F, wrapper: AnyFunction, site: string): F {

@@ -46,7 +46,9 @@ function operationOf(span: ReceivedSpan): string {
 }
 
 async function operationNames(script: string, args: string[] = []): Promise<string[]> {
-  const app = await startFixture({ script, args, cwd: join(ROOT, 'fixtures', 'frameworks'), otlpEndpoint: endpoint, env: { OTEL_SERVICE_NAME: script } });
+  // One service name per app, as the apps run side by side.
+  const service = [script, ...args].join(' ');
+  const app = await startFixture({ script, args, cwd: join(ROOT, 'fixtures', 'frameworks'), otlpEndpoint: endpoint, env: { OTEL_SERVICE_NAME: service } });
   try {
     const statuses: number[] = [];
     for (const { method, path } of REQUESTS) {
@@ -56,7 +58,7 @@ async function operationNames(script: string, args: string[] = []): Promise<stri
     }
     expect(statuses).toEqual(REQUESTS.map((r) => r.status));
     const servers = await receiver.waitFor(() => {
-      const mine = receiver.spans.filter((s) => s.kind === SPAN_KIND.SERVER && s.resource['service.name'] === script);
+      const mine = receiver.spans.filter((s) => s.kind === SPAN_KIND.SERVER && s.resource['service.name'] === service);
       return mine.length >= REQUESTS.length && mine;
     });
     return REQUESTS.map(({ method, path }) => {
@@ -74,7 +76,7 @@ describe.concurrent('operation names with no configuration', () => {
     ['Express 4', 'express4/app.cjs', []],
     ['Fastify 5', 'fastify5.mjs', []],
     ['Fastify 4', 'fastify4.cjs', []],
-    ['Fastify 5 registering @fastify/otel itself', 'fastify-otel.mjs', []],
+    ['Fastify 5 registering @fastify/otel itself', 'fastify5.mjs', ['--register-fastify-otel']],
     ['NestJS on Express', 'nest.cjs', ['express']],
     ['NestJS on Fastify', 'nest.cjs', ['fastify']],
     ['Koa with @koa/router', 'koa.mjs', []],
