@@ -203,7 +203,7 @@ function startOrThrow(options: StartOptions): Svc {
   // State that survives restarts (docs/state.md); replicas of one service name share it.
   const reportState = (line: string): void => void process.stderr.write(`svc: ${printable(line, 1200)}\n`);
   const namespace = serviceNameFromEnv(env) ?? applicationName(process.argv[1], cwd) ?? 'unknown_service:node';
-  const state = engine ? openStateFromConfig(config, namespace, cwd, reportState) : undefined;
+  const state = engine ? openStateFromConfig(config, namespace, cwd, env, reportState) : undefined;
   runtime().state = state?.writer;
 
   setTimeout(settleTopology, TOPOLOGY_SETTLE_MS).unref();

@@ -6,6 +6,7 @@
 import type { ChangeTracker } from './analysis/change-tracker.js';
 import { CHANGES_COLLECTION } from './analysis/change-tracker.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
+import { instanceIdFrom } from './fleet/instance-id.js';
 import { AUDIT_COLLECTION, type AuditTrail } from './incidents/audit-trail.js';
 import { INCIDENTS_COLLECTION, type IncidentTracker } from './incidents/incident-tracker.js';
 import { REMEDIATION_COLLECTION, type Remediation } from './incidents/remediation.js';
@@ -41,12 +42,13 @@ export function retentionFromConfig(config: ResolvedConfig): Record<string, numb
 }
 
 /** `svc.store.*` as the options of openState. */
-export function openStateFromConfig(config: ResolvedConfig, namespace: string, cwd: string, report: (line: string) => void): OpenedState {
+export function openStateFromConfig(config: ResolvedConfig, namespace: string, cwd: string, env: NodeJS.ProcessEnv, report: (line: string) => void): OpenedState {
   const options: OpenStateOptions = {
     url: config.get<string>('store.url'),
     password: config.get<string | undefined>('store.password'),
     namespace,
     cwd,
+    instanceId: instanceIdFrom(config.get<string | undefined>('fleet.instance-id'), env),
     flushIntervalMs: config.get<number>('store.flush-interval'),
     batchSize: config.get<number>('store.batch-size'),
     timeoutMs: config.get<number>('store.timeout'),

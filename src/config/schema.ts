@@ -249,6 +249,10 @@ export const SCHEMA: readonly KeySpec[] = [
     doc: 'State changes (audit entries among them) kept for the store while it is down; beyond, the oldest are dropped and counted',
   },
 
+  { path: 'fleet.instance-id', type: textType(256), doc: "This replica's id in the fleet (Redis store); default <host>:<pid>:<4 random hex>" },
+  { path: 'fleet.publish-interval', type: durationType('60s', { positive: true }), default: '5s', doc: 'How often a replica publishes its summary to the fleet (Redis store)' },
+  { path: 'fleet.replica-ttl', type: durationType('10m', { positive: true }), default: '30s', doc: 'A replica that published nothing for this long leaves the fleet' },
+
   { path: 'limits.max-operations', type: integerType(1, 10_000), default: 1000, doc: 'Distinct operations tracked; more are counted as overflow' },
   { path: 'limits.max-consumers', type: integerType(1, 1000), default: 200, doc: 'Items of svc.consumers[]: a list index must be below it' },
   { path: 'limits.max-dependencies', type: integerType(1, 1000), default: 200, doc: 'Items of svc.dependencies[] (a list index must be below it), and undeclared dependencies tracked besides them' },

@@ -19,12 +19,15 @@ export interface OpenStateOptions extends Omit<StateWriterOptions, 'redact'> {
   /** The service name: replicas of one service share its records. */
   readonly namespace: string;
   readonly cwd: string;
+  /** This replica's id in the fleet of processes sharing the store (src/fleet/instance-id.ts). */
+  readonly instanceId: string;
 }
 
 export interface OpenedState {
   readonly writer: StateWriter;
   /** Resolves once the store is open (or known not to be): loads may begin. */
   readonly ready: Promise<boolean>;
+  readonly instanceId: string;
 }
 
 function secretsOf(options: OpenStateOptions): string[] {
@@ -45,10 +48,10 @@ export function openState(options: OpenStateOptions): OpenedState {
   const memory = (why: string): OpenedState => {
     options.report?.(`state store ${why}; svc keeps its state in memory (memory:) and forgets it at exit`);
     const writer = new StateWriter(new MemoryStore(), writerOptions, why).start();
-    return { writer, ready: Promise.resolve(false) };
+    return { writer, ready: Promise.resolve(false), instanceId: options.instanceId };
   };
   const location = parseStoreUrl(options.url);
-  if (location.kind === 'memory') return { writer: new StateWriter(new MemoryStore(), writerOptions).start(), ready: Promise.resolve(true) };
+  if (location.kind === 'memory') return { writer: new StateWriter(new MemoryStore(), writerOptions).start(), ready: Promise.resolve(true), instanceId: options.instanceId };
   if (location.kind === 'sqlite') {
     const store = new SqliteStore(resolve(options.cwd, location.path), options.namespace);
     // node:sqlite opens synchronously: the outcome is known here, before anything is queued.
@@ -57,7 +60,7 @@ export function openState(options: OpenStateOptions): OpenedState {
     } catch (error) {
       return memory(`${store.description} cannot be used (${redact(error instanceof Error ? error.message : String(error))})`);
     }
-    return { writer: new StateWriter(store, writerOptions).start(), ready: Promise.resolve(true) };
+    return { writer: new StateWriter(store, writerOptions).start(), ready: Promise.resolve(true), instanceId: options.instanceId };
   }
   const store: StateStore = new RedisStore({ url: location.url, password: options.password, namespace: options.namespace, connectTimeoutMs: options.timeoutMs });
   const writer = new StateWriter(store, writerOptions).start();
@@ -68,5 +71,5 @@ export function openState(options: OpenStateOptions): OpenedState {
       return false;
     },
   );
-  return { writer, ready };
+  return { writer, ready, instanceId: options.instanceId };
 }

@@ -14,7 +14,8 @@ import { createClient } from 'redis';
 import { type Mutation, SCHEMA_VERSION, type StateStore, type StoredRecord, StoreVersionError } from './state-store.js';
 import { redactedStoreUrl } from './store-url.js';
 
-type Client = ReturnType<typeof createClient>;
+export type RedisClient = ReturnType<typeof createClient>;
+type Client = RedisClient;
 
 export interface RedisStoreOptions {
   readonly url: string;
@@ -96,6 +97,22 @@ export class RedisStore implements StateStore {
   private get connected(): Client {
     if (!this.client) throw new Error(`${this.description} is not open`);
     return this.client;
+  }
+
+  /** Runs `fn` with the open client, untraced: for the fleet's own keys beside the collections. */
+  run<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+    const client = this.connected;
+    return untraced(() => fn(client));
+  }
+
+  /** A second connection with the same options, for a pub/sub subscriber (a subscribed client runs no other commands). */
+  duplicate(): Client {
+    return this.connected.duplicate();
+  }
+
+  /** `svc:{<service name>}:<name>`: a key of this service beside its collections. */
+  key(name: string): string {
+    return `${this.prefix}${name}`;
   }
 
   async load(collection: string): Promise<StoredRecord[]> {

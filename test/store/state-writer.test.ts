@@ -101,7 +101,7 @@ describe('a store that is down or slow', () => {
     const root = process.getuid?.() === 0;
     for (const url of root ? cases.slice(1) : cases) {
       const lines: string[] = [];
-      const state = openState({ ...OPTIONS, url, namespace: 'orders', cwd: dir, report: (l) => lines.push(l) });
+      const state = openState({ ...OPTIONS, url, namespace: 'orders', instanceId: 'test:1', cwd: dir, report: (l) => lines.push(l) });
       expect(state.writer.store.kind, url).toBe('memory');
       expect(lines, url).toHaveLength(1);
       expect(lines[0]).toMatch(/cannot be used .*; svc keeps its state in memory \(memory:\)/);
@@ -143,7 +143,7 @@ describe('redis-server killed mid-test, then started again', () => {
   it('degrades to local state, buffers the audit entries, writes them when it is back; the password never shows', async (t) => {
     if (!redis) return t.skip();
     const lines: string[] = [];
-    const state = openState({ ...OPTIONS, url: redis.url, password: 's3cret-pass', namespace: 'orders', cwd: tempDir(), report: (l) => lines.push(l) });
+    const state = openState({ ...OPTIONS, url: redis.url, password: 's3cret-pass', namespace: 'orders', instanceId: 'test:1', cwd: tempDir(), report: (l) => lines.push(l) });
     expect(await state.ready).toBe(true);
     const writer = state.writer;
     const audit = audited(writer, 5);
@@ -192,7 +192,7 @@ describe('redis-server killed mid-test, then started again', () => {
 
   it('a wrong password or no server at start: svc runs on local state and says why, without the password', async (t) => {
     if (!redis) return t.skip();
-    const state = openState({ ...OPTIONS, url: `redis://:wrong-pass@127.0.0.1:${redis.port}`, namespace: 'orders', cwd: tempDir() });
+    const state = openState({ ...OPTIONS, url: `redis://:wrong-pass@127.0.0.1:${redis.port}`, namespace: 'orders', instanceId: 'test:1', cwd: tempDir() });
     expect(await state.ready).toBe(false);
     expect(state.writer.status().state).toBe('degraded');
     expect(JSON.stringify(state.writer.status())).not.toContain('wrong-pass');
