@@ -22,13 +22,8 @@
 // Where `taskset` exists, the servers share the last core and the load generator and the sink
 // use the others. About 5 minutes; BENCH_FRAMEWORK_ROUNDS, _CYCLES, _SLICE_SECONDS, _RATE and
 // BENCH_FRAMEWORKS (e.g. "fastify") change the defaults below.
-import { spawn, spawnSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { median, load as paced, paired, pinned, ratio, row, serverCore, sleep, start, stats, stop, toolServerUrl } from './paired-servers.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_FRAMEWORK_ROUNDS ?? 4);
 const CYCLES = Number(process.env.BENCH_FRAMEWORK_CYCLES ?? 2);
 const SLICE_SECONDS = Number(process.env.BENCH_FRAMEWORK_SLICE_SECONDS ?? 2);
@@ -42,60 +37,9 @@ const CONNECTIONS = 16;
 const RATE = Number(process.env.BENCH_FRAMEWORK_RATE ?? 1000);
 const FRAMEWORKS = (process.env.BENCH_FRAMEWORKS ?? 'express,fastify,http').split(',');
 const PATHS = ['/users/42', '/users/42/orders/7', '/no/such/route'];
-
-const serverCore = availableParallelism() - 1;
-const pinned = serverCore > 0 && spawnSync('taskset', ['-a', '-pc', `0-${serverCore - 1}`, String(process.pid)]).status === 0;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const MB = 1024 * 1024;
 
-function start(args, env, { server = true, name = args.at(-1) } = {}) {
-  const [command, commandArgs] = pinned && server ? ['taskset', ['-c', String(serverCore), process.execPath, ...args]] : [process.execPath, args];
-  const child = spawn(command, commandArgs, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', ...(server ? ['ipc'] : [])] });
-  const state = { child, stderr: '' };
-  createInterface({ input: child.stderr }).on('line', (line) => {
-    state.stderr += `${line}\n`;
-    if (!/^svc: MCP tool server listening at /.test(line)) process.stderr.write(`[${name}] ${line}\n`);
-  });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const match = /^LISTENING (\d+)/.exec(line);
-      if (match) resolve(Object.assign(state, { port: Number(match[1]) }));
-    });
-    child.on('exit', (code) => reject(new Error(`${name} (${args.join(' ')}) exited with ${code}:\n${state.stderr}`)));
-  });
-}
-
-async function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(killer);
-}
-
-/** The server's CPU time (µs), RSS (bytes) and requests served, over its IPC channel. */
-function stats(server) {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('a server did not answer "stats" within 10 s')), 10_000);
-    server.child.once('message', (message) => {
-      clearTimeout(timer);
-      resolve(message);
-    });
-    server.child.send('stats');
-  });
-}
-
-const load = (port, duration) =>
-  autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration,
-    overallRate: RATE,
-    requests: PATHS.map((path) => ({ method: 'GET', path })),
-  });
-const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))];
-const median = (values) => quantile(values, 0.5);
+const load = (port, duration) => paced(port, { duration, rate: RATE, paths: PATHS, connections: CONNECTIONS });
 
 const sink = await start(['bench/otlp-sink.mjs'], {}, { server: false, name: 'sink' });
 const telemetryEnv = (framework) => ({
@@ -142,9 +86,7 @@ try {
     }
     // svc's tool server must be listening (no agent will connect to it).
     for (const slot of slots.filter((s) => s.variant.key === 'svc')) {
-      const server = servers.get(slot);
-      for (let i = 0; i < 100 && !/MCP tool server listening at/.test(server.stderr); i++) await sleep(100);
-      if (!/MCP tool server listening at/.test(server.stderr)) throw new Error(`${slot.name}: svc's MCP tool server did not start:\n${server.stderr}`);
+      await toolServerUrl(servers.get(slot), slot.name);
     }
     await sleep(1000);
     for (const [slot, server] of servers) slot.rss.start.push((await stats(server)).rss);
@@ -172,15 +114,8 @@ try {
 }
 
 const figure = (slot, key) => median(slot.slices.map((s) => s[key]));
-/** `a`'s figure over `b`'s in the same cycle of the same round: median and 25th-75th percentiles. */
-function paired(a, b, key) {
-  const ratios = a.slices.map((s, i) => s[key] / b.slices[i][key]);
-  return { median: median(ratios), low: quantile(ratios, 0.25), high: quantile(ratios, 0.75) };
-}
-const ratio = ({ median: m, low, high }) => `${m.toFixed(2)} (${low.toFixed(2)}-${high.toFixed(2)})`;
 const mb = (slot, phase) => median(slot.rss[phase]) / MB;
 const signed = (value) => `${value >= 0 ? '+' : ''}${value.toFixed(1)}`;
-const row = (cells, widths) => `  ${cells.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('  ')}`;
 
 console.log(
   `\nOverhead by framework: GET ${PATHS.join(', ')} in turn at ${RATE} requests/s over ${CONNECTIONS} connections; ` +

@@ -2,15 +2,14 @@
 // could ever pay: incidents and changes are queued from detections, not per span), and write
 // throughput per store: memory:, SQLite (a temp file) and Redis (a redis-server started here on
 // an ephemeral port, when `redis-server` is on the PATH), in batches of 500 audit-sized records.
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryStore } from '../dist/store/memory-store.js';
 import { RedisStore } from '../dist/store/redis-store.js';
 import { SqliteStore } from '../dist/store/sqlite-store.js';
 import { StateWriter } from '../dist/store/state-writer.js';
+import { startRedisServer } from './redis-server.mjs';
 
 const RECORDS = 50_000;
 const BATCH = 500;
@@ -50,29 +49,16 @@ async function throughput(store) {
   return { perSecond: Math.round(RECORDS / (ms / 1000)), msPerBatch: ms / batches };
 }
 
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 console.log(`queuing a state change: ${enqueueCost().toFixed(0)} ns (a Map set; serialisation happens at the flush)`);
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-store-'));
 const stores = [
   ['memory:', () => new MemoryStore()],
   ['sqlite', () => new SqliteStore(join(dir, 'state.db'), 'bench')],
 ];
-let redis;
-if (spawnSync('redis-server', ['--version']).status === 0) {
-  const port = await freePort();
-  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'], { stdio: 'ignore' });
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  stores.push(['redis', () => new RedisStore({ url: `redis://127.0.0.1:${port}`, namespace: 'bench', connectTimeoutMs: 5000 })]);
-} else console.log('redis: skipped (no redis-server on the PATH; apt-get install redis-server)');
+const redis = await startRedisServer(dir);
+if (redis) stores.push(['redis', () => new RedisStore({ url: redis.url, namespace: 'bench', connectTimeoutMs: 5000 })]);
 for (const [name, create] of stores) {
   const { perSecond, msPerBatch } = await throughput(create());
   console.log(`${name.padEnd(8)} ${perSecond.toLocaleString('en-US').padStart(9)} records/s written, ${msPerBatch.toFixed(2)} ms per batch of ${BATCH}`);
 }
-redis?.kill();
+redis?.stop();
