@@ -1,4 +1,7 @@
-/** The MCP SDK stays unloaded until the first agent request (src/mcp/mcp-sdk.ts); an SDK v1 client is served. */
+/**
+ * The MCP SDK stays unloaded until the first agent request (src/mcp/mcp-sdk.ts), and then comes
+ * from svc's bundle of it alone (scripts/build-mcp-sdk.mjs); an SDK v1 client is served.
+ */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,7 +15,7 @@ afterEach(async () => {
   app = undefined;
 });
 
-it('loads the MCP SDK with the first agent session, not at start', async () => {
+it('loads the MCP SDK with the first agent session, not at start, from the bundle and none of the SDK packages', async () => {
   const reporter = pathToFileURL(join(ROOT, 'test/support/report-mcp-sdk-load.mjs')).href;
   app = await startFixture({ script: 'fixtures/http-plain/app.mjs', env: { NODE_OPTIONS: `--import ${reporter}` } });
   const listening = /MCP tool server listening at (\S+)/;
@@ -24,5 +27,6 @@ it('loads the MCP SDK with the first agent session, not at start', async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(listening.exec(app.stderr())![1]!)));
   expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   await client.close();
-  expect(app.stderr()).toContain('MCP SDK resolved');
+  expect(app.stderr()).toContain('MCP SDK resolved: ./mcp-sdk-bundle.js');
+  expect(app.stderr()).not.toContain('MCP SDK resolved: @modelcontextprotocol/');
 });
