@@ -6,7 +6,7 @@ import { registerHooks } from 'node:module';
 const reported = new Set();
 registerHooks({
   resolve(specifier, context, nextResolve) {
-    if ((specifier.startsWith('@modelcontextprotocol/') || specifier.endsWith('/mcp-sdk-bundle.js')) && !reported.has(specifier)) {
+    if ((specifier.startsWith('@modelcontextprotocol/') || specifier.includes('mcp-sdk-bundle.js')) && !reported.has(specifier)) {
       reported.add(specifier);
       process.stderr.write(`MCP SDK resolved: ${specifier}\n`);
     }
