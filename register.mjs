@@ -1,7 +1,9 @@
 // The preload: `node --import @svc/register app.js`. It loads svc and the OpenTelemetry SDK, then
 // registers the ESM loader hook (without it ESM apps get no spans and no http.route) before the
 // SDK starts and the app's modules load. svc's own modules load before the hook on purpose, so
-// they are not wrapped by it (bench/http.mjs: that costs startup time and throughput).
+// they are not wrapped by it (bench/http.mjs: that costs startup time and throughput); the MCP SDK
+// bundle, which svc loads with the first agent request, is excluded from it (wrapped, it would
+// keep a second copy of the bundle's source alive, 0.35 MB: docs/mcp.md "Cost").
 // Where Node can run it (>= 22.22.3, >= 24.11.1), the hook runs in the application's thread
 // (`module.registerHooks`); otherwise on a loader thread of its own (`module.register`), which
 // costs about 17 MB of RSS (bench/frameworks.mjs, docs/analysis.md "Overhead by framework").
@@ -14,8 +16,9 @@ if (isMainThread) {
   try {
     const { start } = await import('./dist/start.js');
     const inThread = await import('import-in-the-middle/register-hooks.mjs');
-    if (inThread.supportsSyncHooks()) inThread.register();
-    else register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+    const options = { exclude: [new URL('./dist/mcp/mcp-sdk-bundle.js', import.meta.url).href] };
+    if (inThread.supportsSyncHooks()) inThread.register(options);
+    else register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: options });
     start();
   } catch (error) {
     process.stderr.write(`svc: the preload failed, the application runs without svc: ${error?.message ?? error}\n`);

@@ -3,6 +3,7 @@
 // this process.
 // - The first agent session: RSS and heap (after garbage collection) before and after the first
 //   client connects, lists the tools and calls get_service_health: the SDK load and its first use.
+//   Over 2026-07-28, or the protocol BENCH_MCP_FIRST_PROTOCOL names (2025-11-25).
 // - Connecting after that: a fresh client's connect (2026-07-28: server/discover; 2025-11-25:
 //   initialize and notifications/initialized), 30 times per protocol.
 // - Tool calls: get_service_health, get_incident_context and get_executive_summary, 1000 calls
@@ -17,6 +18,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OPERATIONS = 500;
 const CALLS = Number(process.env.BENCH_MCP_CALLS ?? 1000);
 const CONNECTS = 30;
+const FIRST_PROTOCOL = process.env.BENCH_MCP_FIRST_PROTOCOL ?? '2026-07-28';
 const MB = 1024 * 1024;
 
 const app = spawn(process.execPath, ['--expose-gc', '--import', `${ROOT}register.mjs`, 'bench/mcp-app.mjs'], {
@@ -56,13 +58,13 @@ try {
   // An app that serves: its own requests come first (its heap has grown to its working size), then the agent.
   for (let i = 0; i < 2000; i++) await fetch(`http://127.0.0.1:${port}/orders/${i}`).then((r) => r.arrayBuffer());
   const before = await get('/__memory');
-  const first = await connect('2026-07-28');
+  const first = await connect(FIRST_PROTOCOL);
   await first.client.listTools();
   await first.client.callTool({ name: 'get_service_health', arguments: {} });
   const after = await get('/__memory');
   console.log(`app with ${operations} tracked operations: RSS ${(before.rss / MB).toFixed(1)} MB before any agent`);
   console.log(
-    `first agent session (connect 2026-07-28, tools/list, get_service_health): RSS +${((after.rss - before.rss) / MB).toFixed(1)} MB, heap +${((after.heapUsed - before.heapUsed) / MB).toFixed(1)} MB, connect ${ms(first.ms)} (loads the SDK)`,
+    `first agent session (connect ${FIRST_PROTOCOL}, tools/list, get_service_health): RSS +${((after.rss - before.rss) / MB).toFixed(1)} MB, heap +${((after.heapUsed - before.heapUsed) / MB).toFixed(1)} MB, connect ${ms(first.ms)} (loads the SDK)`,
   );
   await first.client.close();
 

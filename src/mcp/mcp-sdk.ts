@@ -1,32 +1,15 @@
 /**
  * The MCP SDK v2 (`@modelcontextprotocol/server`), loaded when the first agent request arrives
  * instead of at start: most processes never see an agent, and the first request waits for the
- * load once. Everything svc uses from the SDK goes through here; node:http meets the SDK's
- * web-standard handlers in src/mcp/web-exchange.ts.
+ * load once. Everything svc uses from the SDK goes through here, from one bundled file
+ * (src/mcp/mcp-sdk-bundle.ts); node:http meets the SDK's web-standard handlers in
+ * src/mcp/web-exchange.ts.
  */
-import type * as ServerSdk from '@modelcontextprotocol/server';
-
-export interface McpSdk {
-  readonly Server: typeof ServerSdk.Server;
-  readonly ProtocolError: typeof ServerSdk.ProtocolError;
-  readonly createMcpHandler: typeof ServerSdk.createMcpHandler;
-  readonly isLegacyRequest: typeof ServerSdk.isLegacyRequest;
-  readonly isInitializeRequest: typeof ServerSdk.isInitializeRequest;
-  readonly specTypeSchemas: typeof ServerSdk.specTypeSchemas;
-  readonly WebStandardStreamableHTTPServerTransport: typeof ServerSdk.WebStandardStreamableHTTPServerTransport;
-}
+export type McpSdk = typeof import('./mcp-sdk-bundle.js');
 
 let loading: Promise<McpSdk> | undefined;
 
 export function loadMcpSdk(): Promise<McpSdk> {
-  loading ??= import('@modelcontextprotocol/server').then((server) => ({
-    Server: server.Server,
-    ProtocolError: server.ProtocolError,
-    createMcpHandler: server.createMcpHandler,
-    isLegacyRequest: server.isLegacyRequest,
-    isInitializeRequest: server.isInitializeRequest,
-    specTypeSchemas: server.specTypeSchemas,
-    WebStandardStreamableHTTPServerTransport: server.WebStandardStreamableHTTPServerTransport,
-  }));
+  loading ??= import('./mcp-sdk-bundle.js');
   return loading;
 }

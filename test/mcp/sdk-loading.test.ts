@@ -1,4 +1,8 @@
-/** The MCP SDK stays unloaded until the first agent request (src/mcp/mcp-sdk.ts); an SDK v1 client is served. */
+/**
+ * The MCP SDK stays unloaded until the first agent request (src/mcp/mcp-sdk.ts), and then comes
+ * from svc's bundle of it alone (scripts/build-mcp-sdk.mjs), not wrapped by the ESM hook; an SDK v1
+ * client is served.
+ */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,7 +16,7 @@ afterEach(async () => {
   app = undefined;
 });
 
-it('loads the MCP SDK with the first agent session, not at start', async () => {
+it('loads the MCP SDK with the first agent session, not at start, from the bundle alone, unwrapped', async () => {
   const reporter = pathToFileURL(join(ROOT, 'test/support/report-mcp-sdk-load.mjs')).href;
   app = await startFixture({ script: 'fixtures/http-plain/app.mjs', env: { NODE_OPTIONS: `--import ${reporter}` } });
   const listening = /MCP tool server listening at (\S+)/;
@@ -24,5 +28,7 @@ it('loads the MCP SDK with the first agent session, not at start', async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(listening.exec(app.stderr())![1]!)));
   expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   await client.close();
-  expect(app.stderr()).toContain('MCP SDK resolved');
+  // Only svc's import of its bundle: no SDK package, and no second import of the bundle by its URL,
+  // which is how the OpenTelemetry ESM hook (import-in-the-middle) wraps a module (register.mjs excludes it).
+  expect([...app.stderr().matchAll(/MCP SDK resolved: (\S+)/g)].map((m) => m[1])).toEqual(['./mcp-sdk-bundle.js']);
 });

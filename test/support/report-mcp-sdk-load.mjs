@@ -1,12 +1,13 @@
-// Preloaded in a fixture (NODE_OPTIONS=--import) to report on stderr when anything in the
-// process resolves the MCP SDK, so a test can tell when svc loads it.
+// Preloaded in a fixture (NODE_OPTIONS=--import) to report on stderr each specifier that loads the
+// MCP SDK (svc's bundle of it, or one of the SDK's packages), once each, so a test can tell when
+// and how svc loads it.
 import { registerHooks } from 'node:module';
 
-let reported = false;
+const reported = new Set();
 registerHooks({
   resolve(specifier, context, nextResolve) {
-    if (!reported && specifier.startsWith('@modelcontextprotocol/')) {
-      reported = true;
+    if ((specifier.startsWith('@modelcontextprotocol/') || specifier.includes('mcp-sdk-bundle.js')) && !reported.has(specifier)) {
+      reported.add(specifier);
       process.stderr.write(`MCP SDK resolved: ${specifier}\n`);
     }
     return nextResolve(specifier, context);
