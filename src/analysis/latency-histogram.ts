@@ -37,3 +37,13 @@ export function histogramPercentile(histograms: readonly Uint32Array[], q: numbe
   }
   return bucketValue(HISTOGRAM_BUCKETS - 1);
 }
+
+/**
+ * The bucket of a latency on a finer scale that splits each histogram bucket into `split` equal
+ * log parts (`HISTOGRAM_BUCKETS * split` buckets of ratio 1.25^(1/split)), from its `logLatency`.
+ * `| 0` puts a NaN latency in bucket 0, where every reader of the scale finds it again.
+ */
+export function fineBucketOfLog(logLatency: number, split: number): number {
+  if (logLatency <= LOG_BASE) return 0;
+  return Math.min(HISTOGRAM_BUCKETS * split - 1, Math.floor(((logLatency - LOG_BASE) * split) / LOG_RATIO)) | 0;
+}

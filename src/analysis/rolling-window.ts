@@ -2,9 +2,15 @@
  * The last `capacity` observations of one operation: latency, its log and the error flag in a ring
  * buffer, with running sums so mean, standard deviation (also of log latency) and error rate are
  * O(1). An observation is written where the one it replaces is read, and no log is taken twice.
- * Percentiles are computed when read. Sums are recomputed from the buffer once per lap so
- * floating-point drift never accumulates.
+ * Sums are recomputed from the buffer once per lap so floating-point drift never accumulates.
+ *
+ * Percentiles are exact (nearest rank) and cheap to read: the observations are also kept in a log
+ * histogram of 300 buckets (ratio 1.057) whose buckets are queues of ring slots, oldest first. The
+ * observation that leaves is the oldest of all, so the head of its bucket's queue; its bucket is
+ * known from its stored log. A read walks the bucket counts to the bucket holding a rank and
+ * selects the rank among that bucket's few latencies, never copying the window.
  */
+import { fineBucketOfLog, HISTOGRAM_BUCKETS } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
 
 export interface WindowStats {
@@ -25,9 +31,24 @@ const LOG_SUM_SQUARES = 3;
 const HEADER = 4;
 /** Per observation: latency, its log, 1 for an error. */
 const STRIDE = 3;
+/** Each latency-histogram bucket (ratio 1.25) split in four: few latencies share a bucket. */
+const SPLIT = 4;
+const BUCKETS = HISTOGRAM_BUCKETS * SPLIT;
+const COUNT = 0;
+const HEAD = 1;
+const TAIL = 2;
+const BUCKET_STRIDE = 3;
+/** Slot indexes and counts are 16-bit. */
+const MAX_CAPACITY = 0xffff;
 
 export class RollingWindow {
   private readonly data: Float64Array;
+  /**
+   * Per bucket, side by side so an add touches one cache line per bucket: how many observations
+   * (at COUNT), the slots of its oldest (HEAD) and newest (TAIL). Per slot: the next newer slot of its bucket.
+   */
+  private readonly buckets = new Uint16Array(BUCKET_STRIDE * BUCKETS);
+  private readonly nextInBucket: Uint16Array;
   private next = 0;
   private size = 0;
   private errorCount = 0;
@@ -37,7 +58,9 @@ export class RollingWindow {
   private percentilesOf: { writes: number; qs: string; values: number[] } | undefined;
 
   constructor(readonly capacity: number) {
+    if (!(capacity >= 1 && capacity <= MAX_CAPACITY)) throw new RangeError(`a rolling window holds 1 to ${MAX_CAPACITY} observations, not ${capacity}`);
     this.data = new Float64Array(HEADER + STRIDE * capacity);
+    this.nextInBucket = new Uint16Array(capacity);
   }
 
   /** Forgets every observation, keeping the buffer. */
@@ -45,6 +68,7 @@ export class RollingWindow {
     this.next = this.size = this.sinceRecompute = this.errorCount = 0;
     this.writes++;
     this.data.fill(0, 0, HEADER);
+    this.buckets.fill(0);
   }
 
   get count(): number {
@@ -54,10 +78,15 @@ export class RollingWindow {
   /** `log` is `logLatency(latencyMs)`, for callers that have it already. */
   add(latencyMs: number, isError: boolean, log = logLatency(latencyMs)): void {
     const data = this.data;
-    const at = HEADER + STRIDE * this.next;
+    const buckets = this.buckets;
+    const slot = this.next;
+    const at = HEADER + STRIDE * slot;
     if (this.size === this.capacity) {
       const old = data[at]!;
       const oldLog = data[at + 1]!;
+      const oldBucket = BUCKET_STRIDE * fineBucketOfLog(oldLog, SPLIT);
+      buckets[oldBucket + COUNT]!--;
+      buckets[oldBucket + HEAD] = this.nextInBucket[slot]!;
       data[SUM] -= old;
       data[SUM_SQUARES] -= old * old;
       data[LOG_SUM] -= oldLog;
@@ -67,13 +96,17 @@ export class RollingWindow {
     data[at] = latencyMs;
     data[at + 1] = log;
     data[at + 2] = isError ? 1 : 0;
+    const bucket = BUCKET_STRIDE * fineBucketOfLog(log, SPLIT);
+    if (buckets[bucket + COUNT]!++ === 0) buckets[bucket + HEAD] = slot;
+    else this.nextInBucket[buckets[bucket + TAIL]!] = slot;
+    buckets[bucket + TAIL] = slot;
     data[SUM] += latencyMs;
     data[SUM_SQUARES] += latencyMs * latencyMs;
     data[LOG_SUM] += log;
     data[LOG_SUM_SQUARES] += log * log;
     if (isError) this.errorCount++;
     this.writes++;
-    this.next = this.next + 1 === this.capacity ? 0 : this.next + 1;
+    this.next = slot + 1 === this.capacity ? 0 : slot + 1;
     if (++this.sinceRecompute >= this.capacity) this.recompute();
   }
 
@@ -126,9 +159,8 @@ export class RollingWindow {
   }
 
   /**
-   * Nearest-rank percentiles (q in 0..1) of the latencies in the window, selected in a copy, once
-   * per change of the window: the tools read every operation's baseline at each call, and sorting
-   * 500 windows of 1000 latencies took 12 ms (bench/mcp-session.mjs).
+   * Nearest-rank percentiles (q in 0..1) of the latencies in the window: the values sorting the
+   * window would give. Cached until the window changes: an idle tool call reads nothing again.
    */
   percentiles(...qs: number[]): number[] {
     if (this.size === 0) return qs.map(() => 0);
@@ -136,18 +168,36 @@ export class RollingWindow {
     const cached = this.percentilesOf;
     if (cached && cached.writes === this.writes && cached.qs === key) return [...cached.values];
     const n = this.size;
-    if (scratch.length < n) scratch = new Float64Array(Math.max(n, this.capacity));
-    for (let i = 0; i < n; i++) scratch[i] = this.data[HEADER + STRIDE * i]!;
     const ranks = qs.map((q) => Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)));
     const values = new Array<number>(qs.length);
-    // Ascending ranks: once the k-th is in place, every larger one is to its right.
-    let from = 0;
+    // Ascending ranks walk the buckets once; ranks in one bucket share one copy of its latencies.
+    const buckets = this.buckets;
+    let bucket = -1;
+    let below = 0;
+    let inBucket = 0;
     for (const i of ranks.map((_, index) => index).sort((a, b) => ranks[a]! - ranks[b]!)) {
-      values[i] = select(scratch, from, n - 1, ranks[i]!);
-      from = ranks[i]!;
+      const rank = ranks[i]!;
+      if (rank >= below + inBucket) {
+        below += inBucket;
+        while (rank >= below + buckets[BUCKET_STRIDE * ++bucket + COUNT]!) below += buckets[BUCKET_STRIDE * bucket + COUNT]!;
+        inBucket = this.copyBucket(bucket);
+      }
+      values[i] = select(scratch, 0, inBucket - 1, rank - below);
     }
     this.percentilesOf = { writes: this.writes, qs: key, values };
     return [...values];
+  }
+
+  /** Copies the latencies in `bucket` to the start of `scratch`, following its queue; returns how many. */
+  private copyBucket(bucket: number): number {
+    const count = this.buckets[BUCKET_STRIDE * bucket + COUNT]!;
+    if (scratch.length < count) scratch = new Float64Array(this.capacity);
+    let slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!;
+    for (let i = 0; i < count; i++) {
+      scratch[i] = this.data[HEADER + STRIDE * slot]!;
+      slot = this.nextInBucket[slot]!;
+    }
+    return count;
   }
 }
 
@@ -156,8 +206,7 @@ let scratch = new Float64Array(0);
 
 /**
  * The value of rank `k` of `a[lo..hi]` (quickselect, Hoare partition): on return `a[k]` holds it,
- * smaller or equal values before it, larger or equal after. About four times faster than sorting
- * 1000 latencies, the same values as the nearest-rank of the sorted window.
+ * smaller or equal values before it, larger or equal after: the nearest rank of the sorted values.
  */
 function select(a: Float64Array, lo: number, hi: number, k: number): number {
   while (hi > lo) {
