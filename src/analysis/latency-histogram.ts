@@ -38,6 +38,16 @@ export function histogramPercentile(histograms: readonly Uint32Array[], q: numbe
   return bucketValue(HISTOGRAM_BUCKETS - 1);
 }
 
+/** `histogramPercentile` for each of `qs`: the histograms are summed once. */
+export function histogramPercentiles(histograms: readonly Uint32Array[], qs: readonly number[]): number[] {
+  const sum = histograms.length === 1 ? histograms[0]! : summed.fill(0);
+  if (sum === summed) for (const h of histograms) for (let i = 0; i < HISTOGRAM_BUCKETS; i++) summed[i]! += h[i]!;
+  return qs.map((q) => histogramPercentile([sum], q));
+}
+
+/** The sum `histogramPercentiles` reads: one at a time, so one buffer serves. */
+const summed = newHistogram();
+
 /**
  * The bucket of a latency on a finer scale that splits each histogram bucket into `split` equal
  * log parts (`HISTOGRAM_BUCKETS * split` buckets of ratio 1.25^(1/split)), from its `logLatency`.

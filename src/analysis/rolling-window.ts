@@ -5,10 +5,11 @@
  * Sums are recomputed from the buffer once per lap so floating-point drift never accumulates.
  *
  * Percentiles are exact (nearest rank) and cheap to read: the observations are also kept in a log
- * histogram of 300 buckets (ratio 1.057) whose buckets are queues of ring slots, oldest first. The
- * observation that leaves is the oldest of all, so the head of its bucket's queue; its bucket is
- * known from its stored log. A read walks the bucket counts to the bucket holding a rank and
- * selects the rank among that bucket's few latencies, never copying the window.
+ * histogram of 300 buckets (ratio 1.057) whose buckets are queues of ring slots, oldest first,
+ * with a count per 4 buckets (the latency histogram's 75). The observation that leaves is the
+ * oldest of all, so the head of its bucket's queue; its bucket is known from its stored log. A read
+ * walks the counts to the bucket holding a rank and selects the rank among that bucket's few
+ * latencies, never copying the window (docs/analysis.md, Baselines).
  */
 import { fineBucketOfLog, HISTOGRAM_BUCKETS } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
@@ -49,13 +50,15 @@ export class RollingWindow {
    */
   private readonly buckets = new Uint16Array(BUCKET_STRIDE * BUCKETS);
   private readonly nextInBucket: Uint16Array;
+  /** Observations per latency-histogram bucket (SPLIT buckets each), so a read walks 75 counts, not 300. */
+  private readonly coarseCount = new Uint16Array(HISTOGRAM_BUCKETS);
   private next = 0;
   private size = 0;
   private errorCount = 0;
   private sinceRecompute = 0;
   /** Counts changes, so percentiles read twice without a change in between are sorted once. */
   private writes = 0;
-  private percentilesOf: { writes: number; qs: string; values: number[] } | undefined;
+  private percentilesOf: { writes: number; qs: readonly number[]; values: readonly number[] } | undefined;
 
   constructor(readonly capacity: number) {
     if (!(capacity >= 1 && capacity <= MAX_CAPACITY)) throw new RangeError(`a rolling window holds 1 to ${MAX_CAPACITY} observations, not ${capacity}`);
@@ -69,6 +72,7 @@ export class RollingWindow {
     this.writes++;
     this.data.fill(0, 0, HEADER);
     this.buckets.fill(0);
+    this.coarseCount.fill(0);
   }
 
   get count(): number {
@@ -84,9 +88,10 @@ export class RollingWindow {
     if (this.size === this.capacity) {
       const old = data[at]!;
       const oldLog = data[at + 1]!;
-      const oldBucket = BUCKET_STRIDE * fineBucketOfLog(oldLog, SPLIT);
-      buckets[oldBucket + COUNT]!--;
-      buckets[oldBucket + HEAD] = this.nextInBucket[slot]!;
+      const oldBucket = fineBucketOfLog(oldLog, SPLIT);
+      this.coarseCount[(oldBucket / SPLIT) | 0]!--;
+      buckets[BUCKET_STRIDE * oldBucket + COUNT]!--;
+      buckets[BUCKET_STRIDE * oldBucket + HEAD] = this.nextInBucket[slot]!;
       data[SUM] -= old;
       data[SUM_SQUARES] -= old * old;
       data[LOG_SUM] -= oldLog;
@@ -96,10 +101,12 @@ export class RollingWindow {
     data[at] = latencyMs;
     data[at + 1] = log;
     data[at + 2] = isError ? 1 : 0;
-    const bucket = BUCKET_STRIDE * fineBucketOfLog(log, SPLIT);
-    if (buckets[bucket + COUNT]!++ === 0) buckets[bucket + HEAD] = slot;
-    else this.nextInBucket[buckets[bucket + TAIL]!] = slot;
-    buckets[bucket + TAIL] = slot;
+    const bucket = fineBucketOfLog(log, SPLIT);
+    this.coarseCount[(bucket / SPLIT) | 0]!++;
+    const entry = BUCKET_STRIDE * bucket;
+    if (buckets[entry + COUNT]!++ === 0) buckets[entry + HEAD] = slot;
+    else this.nextInBucket[buckets[entry + TAIL]!] = slot;
+    buckets[entry + TAIL] = slot;
     data[SUM] += latencyMs;
     data[SUM_SQUARES] += latencyMs * latencyMs;
     data[LOG_SUM] += log;
@@ -160,32 +167,44 @@ export class RollingWindow {
 
   /**
    * Nearest-rank percentiles (q in 0..1) of the latencies in the window: the values sorting the
-   * window would give. Cached until the window changes: an idle tool call reads nothing again.
+   * window would give, 0 when it is empty. Cached until the window changes: an idle tool call
+   * reads nothing again.
    */
-  percentiles(...qs: number[]): number[] {
-    if (this.size === 0) return qs.map(() => 0);
-    const key = qs.join(',');
+  percentiles(...qs: number[]): readonly number[] {
     const cached = this.percentilesOf;
-    if (cached && cached.writes === this.writes && cached.qs === key) return [...cached.values];
+    if (cached && cached.writes === this.writes && cached.qs.length === qs.length && cached.qs.every((q, i) => q === qs[i])) return cached.values;
     const n = this.size;
-    const ranks = qs.map((q) => Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)));
-    const values = new Array<number>(qs.length);
-    // Ascending ranks walk the buckets once; ranks in one bucket share one copy of its latencies.
+    const values = qs.map((q) => (n === 0 ? 0 : this.valueAtRank(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)))));
+    this.percentilesOf = { writes: this.writes, qs, values };
+    return values;
+  }
+
+  /**
+   * The latency of rank `rank` (0-based, ascending): the coarse then the fine counts, walked from
+   * the nearer end, find its bucket; it is selected among that bucket's latencies.
+   */
+  private valueAtRank(rank: number): number {
+    const coarse = this.coarseCount;
     const buckets = this.buckets;
-    let bucket = -1;
+    let bucket: number;
     let below = 0;
-    let inBucket = 0;
-    for (const i of ranks.map((_, index) => index).sort((a, b) => ranks[a]! - ranks[b]!)) {
-      const rank = ranks[i]!;
-      if (rank >= below + inBucket) {
-        below += inBucket;
-        while (rank >= below + buckets[BUCKET_STRIDE * ++bucket + COUNT]!) below += buckets[BUCKET_STRIDE * bucket + COUNT]!;
-        inBucket = this.copyBucket(bucket);
-      }
-      values[i] = select(scratch, 0, inBucket - 1, rank - below);
+    if (rank < this.size / 2) {
+      let c = 0;
+      while (rank >= below + coarse[c]!) below += coarse[c++]!;
+      bucket = c * SPLIT;
+      while (rank >= below + buckets[BUCKET_STRIDE * bucket + COUNT]!) below += buckets[BUCKET_STRIDE * bucket++ + COUNT]!;
+    } else {
+      // From the top: `above` observations are in the buckets past the one looked at.
+      const fromTop = this.size - 1 - rank;
+      let above = 0;
+      let c = HISTOGRAM_BUCKETS - 1;
+      while (fromTop >= above + coarse[c]!) above += coarse[c--]!;
+      bucket = c * SPLIT + SPLIT - 1;
+      while (fromTop >= above + buckets[BUCKET_STRIDE * bucket + COUNT]!) above += buckets[BUCKET_STRIDE * bucket-- + COUNT]!;
+      below = this.size - above - buckets[BUCKET_STRIDE * bucket + COUNT]!;
     }
-    this.percentilesOf = { writes: this.writes, qs: key, values };
-    return [...values];
+    const count = this.copyBucket(bucket);
+    return select(scratch, 0, count - 1, rank - below);
   }
 
   /** Copies the latencies in `bucket` to the start of `scratch`, following its queue; returns how many. */
