@@ -38,11 +38,25 @@ export function histogramPercentile(histograms: readonly Uint32Array[], q: numbe
   return bucketValue(HISTOGRAM_BUCKETS - 1);
 }
 
-/** `histogramPercentile` for each of `qs`: the histograms are summed once. */
+/** `histogramPercentile` for each of `qs` (ascending), summing the histograms once and walking them once. */
 export function histogramPercentiles(histograms: readonly Uint32Array[], qs: readonly number[]): number[] {
-  const sum = histograms.length === 1 ? histograms[0]! : summed.fill(0);
-  if (sum === summed) for (const h of histograms) for (let i = 0; i < HISTOGRAM_BUCKETS; i++) summed[i]! += h[i]!;
-  return qs.map((q) => histogramPercentile([sum], q));
+  let sum = histograms[0] ?? summed.fill(0);
+  if (histograms.length > 1) {
+    sum = summed.fill(0);
+    for (const h of histograms) for (let i = 0; i < HISTOGRAM_BUCKETS; i++) summed[i]! += h[i]!;
+  }
+  let total = 0;
+  for (let i = 0; i < HISTOGRAM_BUCKETS; i++) total += sum[i]!;
+  const values = new Array<number>(qs.length).fill(0);
+  if (total === 0) return values;
+  let bucket = 0;
+  let seen = sum[0]!;
+  for (const [i, q] of qs.entries()) {
+    const rank = Math.max(1, Math.ceil(q * total));
+    while (seen < rank && bucket < HISTOGRAM_BUCKETS - 1) seen += sum[++bucket]!;
+    values[i] = bucketValue(bucket);
+  }
+  return values;
 }
 
 /** The sum `histogramPercentiles` reads: one at a time, so one buffer serves. */
