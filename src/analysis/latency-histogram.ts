@@ -37,3 +37,37 @@ export function histogramPercentile(histograms: readonly Uint32Array[], q: numbe
   }
   return bucketValue(HISTOGRAM_BUCKETS - 1);
 }
+
+/** `histogramPercentile` for each of `qs` (ascending), summing the histograms once and walking them once. */
+export function histogramPercentiles(histograms: readonly Uint32Array[], qs: readonly number[]): number[] {
+  let sum = histograms[0] ?? summed.fill(0);
+  if (histograms.length > 1) {
+    sum = summed.fill(0);
+    for (const h of histograms) for (let i = 0; i < HISTOGRAM_BUCKETS; i++) summed[i]! += h[i]!;
+  }
+  let total = 0;
+  for (let i = 0; i < HISTOGRAM_BUCKETS; i++) total += sum[i]!;
+  const values = new Array<number>(qs.length).fill(0);
+  if (total === 0) return values;
+  let bucket = 0;
+  let seen = sum[0]!;
+  for (const [i, q] of qs.entries()) {
+    const rank = Math.max(1, Math.ceil(q * total));
+    while (seen < rank && bucket < HISTOGRAM_BUCKETS - 1) seen += sum[++bucket]!;
+    values[i] = bucketValue(bucket);
+  }
+  return values;
+}
+
+/** The sum `histogramPercentiles` reads: one at a time, so one buffer serves. */
+const summed = newHistogram();
+
+/**
+ * The bucket of a latency on a finer scale that splits each histogram bucket into `split` equal
+ * log parts (`HISTOGRAM_BUCKETS * split` buckets of ratio 1.25^(1/split)), from its `logLatency`.
+ * `| 0` puts a NaN latency in bucket 0, where every reader of the scale finds it again.
+ */
+export function fineBucketOfLog(logLatency: number, split: number): number {
+  if (logLatency <= LOG_BASE) return 0;
+  return Math.min(HISTOGRAM_BUCKETS * split - 1, Math.floor(((logLatency - LOG_BASE) * split) / LOG_RATIO)) | 0;
+}

@@ -7,7 +7,7 @@
  * minute's start) to the minute's end (or now), so readers can weigh a partial first or current
  * minute by that fraction.
  */
-import { bucketOfLog, histogramPercentile, newHistogram } from './latency-histogram.js';
+import { bucketOfLog, histogramPercentile, histogramPercentiles, newHistogram } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
 import { TimeRing } from './time-ring.js';
 
@@ -94,14 +94,11 @@ export class MinuteHistory {
       requests += this.ring.get(m.slot, COUNT);
       errors += this.ring.get(m.slot, ERRORS);
     }
-    const histograms = minutes.map((m) => this.histograms[m.slot]!);
-    return {
-      count: requests,
-      errors,
-      errorRate: requests ? errors / requests : 0,
-      p50: histogramPercentile(histograms, 0.5),
-      p99: histogramPercentile(histograms, 0.99),
-    };
+    const [p50, p99] = histogramPercentiles(
+      minutes.map((m) => this.histograms[m.slot]!),
+      [0.5, 0.99],
+    ) as [number, number];
+    return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
   }
 
   /** One entry per minute with traffic over the last `count` minutes (the current one included), oldest first. */

@@ -36,7 +36,7 @@ export class RollingBaselineProvider implements BaselineProvider {
     const window = this.windows.get(operation);
     if (!this.isBaseline(window)) return undefined;
     const stats = window.stats();
-    const [p50, p99] = window.percentiles(0.5, 0.99) as [number, number];
+    const [p50, p99] = window.percentiles(0.5, 0.99) as readonly [number, number];
     return { p50, p99, mean: stats.mean, stddev: stats.stddev, errorRate: stats.errorRate, sampleCount: stats.count, confidence: confidenceOf(stats.count) };
   }
 

@@ -2,9 +2,16 @@
  * The last `capacity` observations of one operation: latency, its log and the error flag in a ring
  * buffer, with running sums so mean, standard deviation (also of log latency) and error rate are
  * O(1). An observation is written where the one it replaces is read, and no log is taken twice.
- * Percentiles are computed when read. Sums are recomputed from the buffer once per lap so
- * floating-point drift never accumulates.
+ * Sums are recomputed from the buffer once per lap so floating-point drift never accumulates.
+ *
+ * Percentiles are exact (nearest rank) and cheap to read: the observations are also kept in a log
+ * histogram of 300 buckets (ratio 1.057) whose buckets are queues of ring slots, oldest first,
+ * with a count per 4 buckets (the latency histogram's 75). The observation that leaves is the
+ * oldest of all, so the head of its bucket's queue; its bucket is known from its stored log. A read
+ * walks the counts to the bucket holding a rank and selects the rank among that bucket's few
+ * latencies, never copying the window (docs/analysis.md, Baselines).
  */
+import { fineBucketOfLog, HISTOGRAM_BUCKETS } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
 
 export interface WindowStats {
@@ -25,19 +32,38 @@ const LOG_SUM_SQUARES = 3;
 const HEADER = 4;
 /** Per observation: latency, its log, 1 for an error. */
 const STRIDE = 3;
+/** Each latency-histogram bucket (ratio 1.25) split in four: few latencies share a bucket. */
+const SPLIT = 4;
+const BUCKETS = HISTOGRAM_BUCKETS * SPLIT;
+const COUNT = 0;
+const HEAD = 1;
+const TAIL = 2;
+const BUCKET_STRIDE = 3;
+/** Slot indexes and counts are 16-bit. */
+const MAX_CAPACITY = 0xffff;
 
 export class RollingWindow {
   private readonly data: Float64Array;
+  /**
+   * Per bucket, side by side so an add touches one cache line per bucket: how many observations
+   * (at COUNT), the slots of its oldest (HEAD) and newest (TAIL). Per slot: the next newer slot of its bucket.
+   */
+  private readonly buckets = new Uint16Array(BUCKET_STRIDE * BUCKETS);
+  private readonly nextInBucket: Uint16Array;
+  /** Observations per latency-histogram bucket (SPLIT buckets each), so a read walks 75 counts, not 300. */
+  private readonly coarseCount = new Uint16Array(HISTOGRAM_BUCKETS);
   private next = 0;
   private size = 0;
   private errorCount = 0;
   private sinceRecompute = 0;
   /** Counts changes, so percentiles read twice without a change in between are sorted once. */
   private writes = 0;
-  private percentilesOf: { writes: number; qs: string; values: number[] } | undefined;
+  private percentilesOf: { writes: number; qs: readonly number[]; values: readonly number[] } | undefined;
 
   constructor(readonly capacity: number) {
+    if (!(capacity >= 1 && capacity <= MAX_CAPACITY)) throw new RangeError(`a rolling window holds 1 to ${MAX_CAPACITY} observations, not ${capacity}`);
     this.data = new Float64Array(HEADER + STRIDE * capacity);
+    this.nextInBucket = new Uint16Array(capacity);
   }
 
   /** Forgets every observation, keeping the buffer. */
@@ -45,6 +71,8 @@ export class RollingWindow {
     this.next = this.size = this.sinceRecompute = this.errorCount = 0;
     this.writes++;
     this.data.fill(0, 0, HEADER);
+    this.buckets.fill(0);
+    this.coarseCount.fill(0);
   }
 
   get count(): number {
@@ -54,10 +82,16 @@ export class RollingWindow {
   /** `log` is `logLatency(latencyMs)`, for callers that have it already. */
   add(latencyMs: number, isError: boolean, log = logLatency(latencyMs)): void {
     const data = this.data;
-    const at = HEADER + STRIDE * this.next;
+    const buckets = this.buckets;
+    const slot = this.next;
+    const at = HEADER + STRIDE * slot;
     if (this.size === this.capacity) {
       const old = data[at]!;
       const oldLog = data[at + 1]!;
+      const oldBucket = fineBucketOfLog(oldLog, SPLIT);
+      this.coarseCount[(oldBucket / SPLIT) | 0]!--;
+      buckets[BUCKET_STRIDE * oldBucket + COUNT]!--;
+      buckets[BUCKET_STRIDE * oldBucket + HEAD] = this.nextInBucket[slot]!;
       data[SUM] -= old;
       data[SUM_SQUARES] -= old * old;
       data[LOG_SUM] -= oldLog;
@@ -67,13 +101,19 @@ export class RollingWindow {
     data[at] = latencyMs;
     data[at + 1] = log;
     data[at + 2] = isError ? 1 : 0;
+    const bucket = fineBucketOfLog(log, SPLIT);
+    this.coarseCount[(bucket / SPLIT) | 0]!++;
+    const entry = BUCKET_STRIDE * bucket;
+    if (buckets[entry + COUNT]!++ === 0) buckets[entry + HEAD] = slot;
+    else this.nextInBucket[buckets[entry + TAIL]!] = slot;
+    buckets[entry + TAIL] = slot;
     data[SUM] += latencyMs;
     data[SUM_SQUARES] += latencyMs * latencyMs;
     data[LOG_SUM] += log;
     data[LOG_SUM_SQUARES] += log * log;
     if (isError) this.errorCount++;
     this.writes++;
-    this.next = this.next + 1 === this.capacity ? 0 : this.next + 1;
+    this.next = slot + 1 === this.capacity ? 0 : slot + 1;
     if (++this.sinceRecompute >= this.capacity) this.recompute();
   }
 
@@ -126,28 +166,57 @@ export class RollingWindow {
   }
 
   /**
-   * Nearest-rank percentiles (q in 0..1) of the latencies in the window, selected in a copy, once
-   * per change of the window: the tools read every operation's baseline at each call, and sorting
-   * 500 windows of 1000 latencies took 12 ms (bench/mcp-session.mjs).
+   * Nearest-rank percentiles (q in 0..1) of the latencies in the window: the values sorting the
+   * window would give, 0 when it is empty. Cached until the window changes: an idle tool call
+   * reads nothing again.
    */
-  percentiles(...qs: number[]): number[] {
-    if (this.size === 0) return qs.map(() => 0);
-    const key = qs.join(',');
+  percentiles(...qs: number[]): readonly number[] {
     const cached = this.percentilesOf;
-    if (cached && cached.writes === this.writes && cached.qs === key) return [...cached.values];
+    if (cached && cached.writes === this.writes && cached.qs.length === qs.length && cached.qs.every((q, i) => q === qs[i])) return cached.values;
     const n = this.size;
-    if (scratch.length < n) scratch = new Float64Array(Math.max(n, this.capacity));
-    for (let i = 0; i < n; i++) scratch[i] = this.data[HEADER + STRIDE * i]!;
-    const ranks = qs.map((q) => Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)));
-    const values = new Array<number>(qs.length);
-    // Ascending ranks: once the k-th is in place, every larger one is to its right.
-    let from = 0;
-    for (const i of ranks.map((_, index) => index).sort((a, b) => ranks[a]! - ranks[b]!)) {
-      values[i] = select(scratch, from, n - 1, ranks[i]!);
-      from = ranks[i]!;
+    const values = qs.map((q) => (n === 0 ? 0 : this.valueAtRank(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)))));
+    this.percentilesOf = { writes: this.writes, qs, values };
+    return values;
+  }
+
+  /**
+   * The latency of rank `rank` (0-based, ascending): the coarse then the fine counts, walked from
+   * the nearer end, find its bucket; it is selected among that bucket's latencies.
+   */
+  private valueAtRank(rank: number): number {
+    const coarse = this.coarseCount;
+    const buckets = this.buckets;
+    let bucket: number;
+    let below = 0;
+    if (rank < this.size / 2) {
+      let c = 0;
+      while (rank >= below + coarse[c]!) below += coarse[c++]!;
+      bucket = c * SPLIT;
+      while (rank >= below + buckets[BUCKET_STRIDE * bucket + COUNT]!) below += buckets[BUCKET_STRIDE * bucket++ + COUNT]!;
+    } else {
+      // From the top: `above` observations are in the buckets past the one looked at.
+      const fromTop = this.size - 1 - rank;
+      let above = 0;
+      let c = HISTOGRAM_BUCKETS - 1;
+      while (fromTop >= above + coarse[c]!) above += coarse[c--]!;
+      bucket = c * SPLIT + SPLIT - 1;
+      while (fromTop >= above + buckets[BUCKET_STRIDE * bucket + COUNT]!) above += buckets[BUCKET_STRIDE * bucket-- + COUNT]!;
+      below = this.size - above - buckets[BUCKET_STRIDE * bucket + COUNT]!;
     }
-    this.percentilesOf = { writes: this.writes, qs: key, values };
-    return [...values];
+    const count = this.copyBucket(bucket);
+    return select(scratch, 0, count - 1, rank - below);
+  }
+
+  /** Copies the latencies in `bucket` to the start of `scratch`, following its queue; returns how many. */
+  private copyBucket(bucket: number): number {
+    const count = this.buckets[BUCKET_STRIDE * bucket + COUNT]!;
+    if (scratch.length < count) scratch = new Float64Array(this.capacity);
+    let slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!;
+    for (let i = 0; i < count; i++) {
+      scratch[i] = this.data[HEADER + STRIDE * slot]!;
+      slot = this.nextInBucket[slot]!;
+    }
+    return count;
   }
 }
 
@@ -156,8 +225,7 @@ let scratch = new Float64Array(0);
 
 /**
  * The value of rank `k` of `a[lo..hi]` (quickselect, Hoare partition): on return `a[k]` holds it,
- * smaller or equal values before it, larger or equal after. About four times faster than sorting
- * 1000 latencies, the same values as the nearest-rank of the sorted window.
+ * smaller or equal values before it, larger or equal after: the nearest rank of the sorted values.
  */
 function select(a: Float64Array, lo: number, hi: number, k: number): number {
   while (hi > lo) {

@@ -130,7 +130,7 @@ export class Verifier {
     const elapsed = now - entry.before.at;
     if (elapsed < this.delayMs) return { state: 'wait', waitMs: this.delayMs - elapsed, executedAt: entry.before.at };
     const stats = entry.since.stats();
-    const [p50, p99] = entry.since.percentiles(0.5, 0.99) as [number, number];
+    const [p50, p99] = entry.since.percentiles(0.5, 0.99) as readonly [number, number];
     const after: HealthSnapshot = { at: now, status: this.engine.healthSummary().status, requestCount: stats.count, errorRate: stats.errorRate, p50, p99 };
     const { before } = entry;
     const reasons: string[] = [];

@@ -63,6 +63,31 @@ describe('RollingWindow', () => {
     }
   });
 
+  it('keeps exact percentiles while observations leave and after clear(), from below 0.01 ms to beyond 180 s', () => {
+    const random = seededRandom(3);
+    const qs = [0, 0.01, 0.25, 0.5, 0.9, 0.99, 1];
+    for (const capacity of [1, 7, 1000]) {
+      const window = new RollingWindow(capacity);
+      let kept: number[] = [];
+      for (let i = 0; i < 5000; i++) {
+        if (random() < 0.001) {
+          window.clear();
+          kept = [];
+        }
+        // 1e-4 ms to 1e6 ms, a tenth of them equal to another.
+        const value = random() < 0.1 && kept.length ? kept[Math.floor(random() * kept.length)]! : 10 ** (random() * 10 - 4);
+        window.add(value, false);
+        kept.push(value);
+        if (kept.length > capacity) kept.shift();
+        if (i % 97 === 0 || i === 4999) {
+          const sorted = [...kept].sort((a, b) => a - b);
+          const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+          expect(window.percentiles(...qs), `${capacity}/${i}`).toEqual(qs.map(rank));
+        }
+      }
+    }
+  });
+
   it('starts over after clear(), and takes a log latency the caller already has', () => {
     const window = new RollingWindow(10);
     for (let i = 1; i <= 25; i++) window.add(i, true);
