@@ -25,8 +25,12 @@ import type { StateWriter } from '../store/state-writer.js';
 import { FleetChannel, runSafely } from './fleet-channel.js';
 import { IncidentClaims } from './incident-claims.js';
 
-/** The collections every replica shares; the others (changes, verifications) stay per replica. */
-export const FLEET_COLLECTIONS: readonly string[] = [SESSIONS_COLLECTION, AUDIT_COLLECTION, INCIDENTS_COLLECTION];
+/**
+ * The collections every replica shares; the others (changes, verifications) stay per replica.
+ * Remediation records (flags, opened breakers) back the immediate broadcast up: a replica that
+ * missed it still applies them when the originator's write is announced, or at its next resync.
+ */
+export const FLEET_COLLECTIONS: readonly string[] = [SESSIONS_COLLECTION, AUDIT_COLLECTION, INCIDENTS_COLLECTION, REMEDIATION_COLLECTION];
 /** Records named per notice: a batch is announced in several notices, each well under MAX_MESSAGE_BYTES. */
 const CHANGES_PER_NOTICE = 100;
 const MAX_KEY_CHARS = 300;
@@ -128,6 +132,7 @@ export class FleetSync {
       if (collection === AUDIT_COLLECTION) this.parts.audit?.mergeRemote(key, value);
       else if (collection === SESSIONS_COLLECTION) this.parts.sessions?.mergeRemote(value);
       else if (collection === INCIDENTS_COLLECTION) this.parts.incidents?.mergeRemote(value);
+      else if (collection === REMEDIATION_COLLECTION) this.parts.remediation?.mergeRemote(value);
       this.merged++;
     } catch {
       // a record that does not read back is skipped, as at restore
@@ -138,18 +143,20 @@ export class FleetSync {
     if (collection === AUDIT_COLLECTION) this.parts.audit?.forget(key);
     else if (collection === SESSIONS_COLLECTION) this.parts.sessions?.forget(key);
     else if (collection === INCIDENTS_COLLECTION) this.parts.incidents?.forget(key);
+    else if (collection === REMEDIATION_COLLECTION) this.parts.remediation?.forget(key);
   }
 
   /** Reads the shared collections and the remediation flags again (after notices may have been missed). */
   async resync(): Promise<void> {
     this.resyncs++;
     try {
-      for (const collection of FLEET_COLLECTIONS) for (const { key, value } of await this.store.load(collection)) this.merge(collection, key, value);
-      const remediation = this.parts.remediation;
-      if (remediation) {
-        const records = await this.store.load(REMEDIATION_COLLECTION);
-        remediation.reconcile(records.flatMap(({ key, value }) => parse(key, value)));
-      }
+      for (const collection of [SESSIONS_COLLECTION, AUDIT_COLLECTION, INCIDENTS_COLLECTION]) for (const { key, value } of await this.store.load(collection)) this.merge(collection, key, value);
+      // This replica's own changes made while Redis was away go first, so the store's flags include them.
+      await this.writer.flush();
+      const records = await this.store.load(REMEDIATION_COLLECTION);
+      const parsed = records.flatMap(({ key, value }) => parse(key, value));
+      if (this.writer.status().pending === 0) this.parts.remediation?.reconcile(parsed);
+      else for (const { value } of parsed) this.parts.remediation?.mergeRemote(value);
       if (this.parts.incidents) this.parts.incidents.joinFleet(this.claims);
     } catch {
       // Redis went away again: the next reconnect reads again

@@ -188,28 +188,30 @@ export class Remediation {
     }
   }
 
-  /** The flags and opened breakers as the store holds them (after missed fleet messages): added and removed to match. */
+  /** Another replica wrote a flag or breaker record (read from the store after its notice): applied here too. */
+  mergeRemote(value: unknown): void {
+    const record = value as { kind?: unknown; target?: unknown } | null;
+    if (typeof record?.target !== 'string') return;
+    const target = record.target.slice(0, 1024);
+    if (record.kind === 'fallback') this.fallbacks.add(canonicalOperationName(target));
+    else if (record.kind === 'breaker' && !this.openedBreakers.has(target)) {
+      this.openedBreakers.add(target);
+      this.engine.circuitBreakers.forceWhenRegistered(target, 'open');
+    }
+  }
+
+  /** Another replica deleted a flag or breaker record (`fallback:<op>`, `breaker:<name>`): undone here too. */
+  forget(key: string): void {
+    if (key.startsWith('fallback:')) this.fallbacks.delete(canonicalOperationName(key.slice('fallback:'.length)));
+    else if (key.startsWith('breaker:') && this.openedBreakers.delete(key.slice('breaker:'.length))) this.engine.circuitBreakers.forceWhenRegistered(key.slice('breaker:'.length), 'closed');
+  }
+
+  /** The flags and opened breakers as the store holds them (after notices may have been missed): added and removed to match. */
   reconcile(records: readonly { key: string; value: unknown }[]): void {
-    const fallbacks = new Set<string>();
-    const breakers = new Set<string>();
-    for (const { value } of records) {
-      const record = value as { kind?: unknown; target?: unknown } | null;
-      if (typeof record?.target !== 'string') continue;
-      if (record.kind === 'fallback') fallbacks.add(canonicalOperationName(record.target.slice(0, 1024)));
-      else if (record.kind === 'breaker') breakers.add(record.target.slice(0, 1024));
-    }
-    for (const operation of [...this.fallbacks]) if (!fallbacks.has(operation)) this.fallbacks.delete(operation);
-    for (const operation of fallbacks) this.fallbacks.add(operation);
-    for (const name of [...this.openedBreakers]) {
-      if (breakers.has(name)) continue;
-      this.openedBreakers.delete(name);
-      this.engine.circuitBreakers.force(name, 'closed');
-    }
-    for (const name of breakers) {
-      if (this.openedBreakers.has(name)) continue;
-      this.openedBreakers.add(name);
-      this.engine.circuitBreakers.forceWhenRegistered(name, 'open');
-    }
+    const keys = new Set(records.map((r) => r.key));
+    for (const operation of [...this.fallbacks]) if (!keys.has(`fallback:${operation}`)) this.forget(`fallback:${operation}`);
+    for (const name of [...this.openedBreakers]) if (!keys.has(`breaker:${name}`)) this.forget(`breaker:${name}`);
+    for (const { value } of records) this.mergeRemote(value);
   }
 
   registerAction(definition: CustomActionDefinition): void {
