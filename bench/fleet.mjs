@@ -96,7 +96,9 @@ try {
   }
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)];
-  console.log(`remediation reaching every replica (${REPLICAS} replicas, ${RUNS} runs, from the tool call to the last replica serving it): median ${median.toFixed(1)} ms, max ${times.at(-1).toFixed(1)} ms`);
+  console.log(
+    `remediation reaching every replica (${REPLICAS} replicas, ${RUNS} runs, from the tool call to the last replica serving it): median ${median.toFixed(1)} ms, max ${times.at(-1).toFixed(1)} ms`,
+  );
   await agent.close();
 } finally {
   for (const child of children) child.kill('SIGTERM');
