@@ -61,7 +61,7 @@ export function openStateFromConfig(config: ResolvedConfig, namespace: string, c
   const opened = openState(options);
   // Replicas with this service name on this Redis are one fleet (docs/state.md, Fleet).
   const store = opened.writer.store;
-  return store instanceof RedisStore ? { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report) } : opened;
+  return store instanceof RedisStore ? { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report, opened.ready) } : opened;
 }
 
 /** Leaves the fleet and writes what is queued (within the writer's timeout), then closes the store. */

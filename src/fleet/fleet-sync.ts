@@ -60,6 +60,8 @@ export class FleetSync {
     private readonly writer: StateWriter,
     readonly instanceId: string,
     private readonly report: (line: string) => void,
+    /** Whether the store answered at start (its records were then loaded by restoreState). */
+    private readonly storeReady: Promise<boolean>,
   ) {
     this.channel = new FleetChannel(store, {
       instanceId,
@@ -80,9 +82,15 @@ export class FleetSync {
     if (parts.remediation) parts.remediation.onFleetAction = (action) => this.channel.publish('remediation', { action });
     this.writer.prompt = new Set(FLEET_COLLECTIONS);
     this.writer.onWritten = (mutations) => this.announce(mutations);
-    this.started ??= this.channel.start().catch((error: unknown) => {
-      this.report(`fleet: ${this.store.description} did not answer the subscription (${error instanceof Error ? error.message : String(error)}); other replicas' changes are read once it answers`);
-    });
+    this.started ??= this.channel.start().then(
+      // A store that was down at start: the shared state is read once it answers.
+      async () => {
+        if (!(await this.storeReady)) void this.resync();
+      },
+      (error: unknown) => {
+        this.report(`fleet: ${this.store.description} did not answer the subscription (${error instanceof Error ? error.message : String(error)}); other replicas' changes are read once it answers`);
+      },
+    );
   }
 
   /** Resolves once subscribed to the fleet channel (or known not to be): loads may begin without missing a change. */

@@ -1,7 +1,9 @@
 /**
  * A Redis that goes away mid-fleet (docs/state.md, Fleet): each replica runs on its local state
  * and tool calls keep answering; what a replica did meanwhile reaches the others once Redis is
- * back, although the notice sent while it was down was lost.
+ * back, although the notice sent while it was down was lost; a replica started while Redis was
+ * down reads the fleet state once it answers. a replica started while Redis was
+ * down reads the fleet's state once it answers.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
@@ -44,6 +46,22 @@ it.skipIf(!available)(
       .poll(async () => (await (await b.call('ops'))('get_recent_agent_actions')).text, { timeout: 5000 })
       .toMatch(/enable_fallback:GET \/orders\/\{id\} by ops-bot \(operator\) on replica replica-a/);
     expect(count((await (await b.call('ops'))('get_recent_agent_actions')).text, `enable_fallback:${OPERATION}`)).toBe(1);
+  },
+  40_000,
+);
+
+it.skipIf(!available)(
+  'gives a replica started while Redis is down the fleet state once Redis answers',
+  async () => {
+    await redis.kill();
+    const c = await startReplica('replica-c', redis.url);
+    replicas.push(c);
+    expect(await c.order(1)).not.toContain('cached');
+    await redis.start();
+    await expect.poll(() => c.order(2), { interval: 50, timeout: 10_000 }).toContain('cached');
+    await expect
+      .poll(async () => (await (await c.call('ops'))('get_recent_agent_actions')).text, { timeout: 5000 })
+      .toMatch(/enable_fallback:GET \/orders\/\{id\} by ops-bot \(operator\) on replica replica-a/);
   },
   40_000,
 );

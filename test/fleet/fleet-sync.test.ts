@@ -39,7 +39,7 @@ async function replica(id: string, namespace: string) {
   const sessions = new SessionStore(h.clock);
   const audit = new AuditTrail(h.clock);
   const opened = openState({ url: redis.url, namespace, instanceId: id, cwd: tempDir(), flushIntervalMs: 1000, batchSize: 500, timeoutMs: 2000, maxPending: 1000, retention: {} });
-  const fleetSync = new FleetSync(opened.writer.store as RedisStore, opened.writer, id, () => undefined);
+  const fleetSync = new FleetSync(opened.writer.store as RedisStore, opened.writer, id, () => undefined, opened.ready);
   const state = { ...opened, fleetSync };
   expect(await state.ready).toBe(true);
   attachState(state, { incidents, sessions, audit });
