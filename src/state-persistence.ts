@@ -64,10 +64,13 @@ export function openStateFromConfig(config: ResolvedConfig, namespace: string, c
   return store instanceof RedisStore ? { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report, opened.ready) } : opened;
 }
 
-/** Leaves the fleet and writes what is queued (within the writer's timeout), then closes the store. */
+/**
+ * Writes what is queued (within the writer's timeout) and closes the store, then leaves the
+ * fleet. In this order because at a natural end only a write under way keeps the process alive.
+ */
 export async function closeState(state: OpenedState): Promise<void> {
-  await state.fleetSync?.close();
   await state.writer.close();
+  await state.fleetSync?.close();
 }
 
 function partsByCollection(parts: PersistedParts): [string, Restorable][] {

@@ -41,9 +41,10 @@ it.skipIf(!available)(
     await expect.poll(async () => (await (await a.call('ops'))('get_service_health')).text, { timeout: 5000 }).toContain('STATE STORE: DEGRADED');
 
     await redis.start();
-    await expect.poll(() => b.order(3), { interval: 50, timeout: 10_000 }).toContain('cached');
+    // The clients reconnect with a backoff of up to 5 s.
+    await expect.poll(() => b.order(3), { interval: 50, timeout: 20_000 }).toContain('cached');
     await expect
-      .poll(async () => (await (await b.call('ops'))('get_recent_agent_actions')).text, { timeout: 5000 })
+      .poll(async () => (await (await b.call('ops'))('get_recent_agent_actions')).text, { timeout: 10_000 })
       .toMatch(/enable_fallback:GET \/orders\/\{id\} by ops-bot \(operator\) on replica replica-a/);
     expect(count((await (await b.call('ops'))('get_recent_agent_actions')).text, `enable_fallback:${OPERATION}`)).toBe(1);
   },
@@ -58,9 +59,9 @@ it.skipIf(!available)(
     replicas.push(c);
     expect(await c.order(1)).not.toContain('cached');
     await redis.start();
-    await expect.poll(() => c.order(2), { interval: 50, timeout: 10_000 }).toContain('cached');
+    await expect.poll(() => c.order(2), { interval: 50, timeout: 20_000 }).toContain('cached');
     await expect
-      .poll(async () => (await (await c.call('ops'))('get_recent_agent_actions')).text, { timeout: 5000 })
+      .poll(async () => (await (await c.call('ops'))('get_recent_agent_actions')).text, { timeout: 10_000 })
       .toMatch(/enable_fallback:GET \/orders\/\{id\} by ops-bot \(operator\) on replica replica-a/);
   },
   40_000,
