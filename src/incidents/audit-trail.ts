@@ -6,7 +6,8 @@
  * get_recent_agent_actions reads it so several agents do not remediate the same thing twice.
  *
  * Persisted (docs/state.md) as the `audit` collection, one record per entry; restored entries
- * come before the ones of this run, within the same capacity.
+ * come before the ones of this run, within the same capacity. In a fleet (docs/state.md, Fleet)
+ * each entry names the replica that ran the action, and other replicas' entries are merged in.
  */
 import type { Clock } from '../analysis/clock.js';
 import { printable } from '../printable.js';

@@ -21,6 +21,10 @@
  *   "similar past incidents". Bounded: `maxHistory` resolved incidents.
  * - Persisted (docs/state.md) as the `incidents` collection, one record per incident, written
  *   when it changes; a restored open incident resolves by the rules above once read.
+ * - In a fleet (docs/state.md, Fleet) an operation has one open incident across replicas: each
+ *   detection claims it (IncidentFleet), a replica whose incident lost the claim joins the
+ *   holder's, and other replicas' records are merged in (`mergeRemote`): the union of what each
+ *   saw, with the replicas that saw it.
  */
 import type { Detection, Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';

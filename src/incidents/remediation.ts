@@ -16,6 +16,10 @@
  * Persisted (docs/state.md) as the `remediation` collection: each active fallback flag
  * (`fallback:<operation>`) and each circuit breaker an agent opened (`breaker:<name>`). At start
  * the flags are set again and the breakers opened again (once the app registers them).
+ *
+ * In a fleet (docs/state.md, Fleet) a successful fallback, breaker or baseline action, or a
+ * custom one marked `fleetWide`, is announced (`onFleetAction`) and applied by the other
+ * replicas (`applyFromFleet`), which do not audit it again.
  */
 
 import { AgentError } from '../agent-error.js';

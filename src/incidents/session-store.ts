@@ -11,6 +11,7 @@
  *
  * Persisted (docs/state.md) as the `sessions` collection, one record per session written when an
  * entry is added; previous runs' sessions are restored before this run's, within the same bounds.
+ * In a fleet (docs/state.md, Fleet) other replicas' sessions are merged in (`mergeRemote`).
  */
 import { AgentError } from '../agent-error.js';
 import type { Clock } from '../analysis/clock.js';
