@@ -3,7 +3,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createConnection, createServer } from 'node:net';
 
-async function freePort() {
+/** A port free on 127.0.0.1 right now. */
+export async function freePort() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();

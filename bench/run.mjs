@@ -5,6 +5,7 @@ const BENCHMARKS = [
   ['bench/processor.mjs'],
   ['bench/store.mjs'],
   ['bench/store-request-path.mjs'],
+  ['bench/fleet.mjs'],
   ['--expose-gc', 'bench/operation-memory.mjs'],
   ['bench/export-cost.mjs'],
   ['bench/agent-step.mjs'],

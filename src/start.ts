@@ -26,7 +26,7 @@ import { printable } from './printable.js';
 import { reportError } from './report-error.js';
 import { runtime } from './runtime.js';
 import { Engine } from './service-engine.js';
-import { attachState, openStateFromConfig, restoreState } from './state-persistence.js';
+import { attachState, closeState, openStateFromConfig, restoreState } from './state-persistence.js';
 import type { OpenedState } from './store/open-state.js';
 import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
@@ -213,7 +213,7 @@ function startOrThrow(options: StartOptions): Svc {
   const flushable = state
     ? {
         forceFlush: () => Promise.all([telemetry.forceFlush(), state.writer.flush()]).then(() => undefined),
-        shutdown: () => Promise.all([telemetry.shutdown(), state.writer.close()]).then(() => undefined),
+        shutdown: () => Promise.all([telemetry.shutdown(), closeState(state)]).then(() => undefined),
       }
     : telemetry;
   const removeHooks = installShutdownHooks(flushable, {
@@ -256,7 +256,7 @@ function startOrThrow(options: StartOptions): Svc {
       runtime().toolServer = undefined;
       await runtime().frontendListener?.stop();
       runtime().frontendListener = undefined;
-      await settledWithin(state?.writer.close() ?? Promise.resolve(), shutdownTimeoutMs);
+      await settledWithin(state ? closeState(state) : Promise.resolve(), shutdownTimeoutMs);
       if (runtime().state === state?.writer) runtime().state = undefined;
       runtime().active = false;
       decoratorRegistry().active = false;

@@ -6,6 +6,7 @@
 import type { ChangeTracker } from './analysis/change-tracker.js';
 import { CHANGES_COLLECTION } from './analysis/change-tracker.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
+import { FleetSync } from './fleet/fleet-sync.js';
 import { instanceIdFrom } from './fleet/instance-id.js';
 import { AUDIT_COLLECTION, type AuditTrail } from './incidents/audit-trail.js';
 import { INCIDENTS_COLLECTION, type IncidentTracker } from './incidents/incident-tracker.js';
@@ -14,6 +15,7 @@ import { SESSIONS_COLLECTION, type SessionStore } from './incidents/session-stor
 import { MAX_PENDING, VERIFICATIONS_COLLECTION, type Verifier } from './incidents/verification.js';
 import type { OpenedState } from './store/open-state.js';
 import { type OpenStateOptions, openState } from './store/open-state.js';
+import { RedisStore } from './store/redis-store.js';
 
 export interface PersistedParts {
   readonly changes?: ChangeTracker;
@@ -56,7 +58,19 @@ export function openStateFromConfig(config: ResolvedConfig, namespace: string, c
     retention: retentionFromConfig(config),
     report,
   };
-  return openState(options);
+  const opened = openState(options);
+  // Replicas with this service name on this Redis are one fleet (docs/state.md, Fleet).
+  const store = opened.writer.store;
+  return store instanceof RedisStore ? { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report, opened.ready) } : opened;
+}
+
+/**
+ * Writes what is queued (within the writer's timeout) and closes the store, then leaves the
+ * fleet. In this order because at a natural end only a write under way keeps the process alive.
+ */
+export async function closeState(state: OpenedState): Promise<void> {
+  await state.writer.close();
+  await state.fleetSync?.close();
 }
 
 function partsByCollection(parts: PersistedParts): [string, Restorable][] {
@@ -75,6 +89,7 @@ function partsByCollection(parts: PersistedParts): [string, Restorable][] {
 export function attachState(state: OpenedState, parts: PersistedParts): void {
   if (state.writer.store.kind === 'memory') return;
   for (const [, part] of partsByCollection(parts)) part.attachStore(state.writer);
+  if (state.fleetSync && (parts.audit || parts.sessions || parts.incidents || parts.remediation)) state.fleetSync.attach(parts);
 }
 
 /**
@@ -89,6 +104,8 @@ export async function restoreState(state: OpenedState, parts: PersistedParts, ti
   try {
     const ready = await Promise.race([state.ready, timeout]);
     if (ready !== true) return;
+    // Subscribed before reading: a change another replica makes meanwhile arrives as a notice.
+    await Promise.race([state.fleetSync?.subscribed, timeout]);
     const loaded: [Restorable, { key: string; value: unknown }[]][] = [];
     let unreadable = 0;
     for (const [collection, part] of partsByCollection(parts)) {

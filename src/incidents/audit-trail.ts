@@ -6,7 +6,8 @@
  * get_recent_agent_actions reads it so several agents do not remediate the same thing twice.
  *
  * Persisted (docs/state.md) as the `audit` collection, one record per entry; restored entries
- * come before the ones of this run, within the same capacity.
+ * come before the ones of this run, within the same capacity. In a fleet (docs/state.md, Fleet)
+ * each entry names the replica that ran the action, and other replicas' entries are merged in.
  */
 import type { Clock } from '../analysis/clock.js';
 import { printable } from '../printable.js';
@@ -30,6 +31,8 @@ export interface AuditEntry {
   readonly approval: ApprovalState;
   readonly outcome: ActionOutcome;
   readonly detail: string;
+  /** The replica that ran the action, in a fleet (docs/state.md, Fleet); undefined outside one. */
+  readonly replica?: string;
 }
 
 export const MAX_DETAIL_LENGTH = 1000;
@@ -48,6 +51,7 @@ function readEntry(value: unknown): AuditEntry {
     approval: oneOf(f, 'approval', ['not_required', 'approved', 'missing'] as const),
     outcome: oneOf(f, 'outcome', ['success', 'failed', 'refused'] as const),
     detail: printable(text(f, 'detail', MAX_DETAIL_LENGTH + 100), MAX_DETAIL_LENGTH),
+    ...(f.replica !== undefined && { replica: printable(text(f, 'replica', 256), 256) }),
   });
 }
 
@@ -59,6 +63,8 @@ export class AuditTrail {
   private sink: StateSink = NO_SINK;
   /** Entries dropped to stay within the capacity. */
   evicted = 0;
+  /** This replica's instance id, recorded in each entry while it is part of a fleet. */
+  replica: string | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -66,7 +72,7 @@ export class AuditTrail {
   ) {}
 
   record(entry: Omit<AuditEntry, 'timestamp'>): AuditEntry {
-    const full = Object.freeze({ ...entry, detail: printable(entry.detail, MAX_DETAIL_LENGTH), timestamp: this.clock.now() });
+    const full = Object.freeze({ ...entry, detail: printable(entry.detail, MAX_DETAIL_LENGTH), timestamp: this.clock.now(), ...(this.replica !== undefined && { replica: this.replica }) });
     const key = this.ids.next();
     this.entries.push(full);
     this.keys.push(key);
@@ -98,6 +104,25 @@ export class AuditTrail {
     this.keys = [...read.map((r) => r.key), ...this.keys];
     this.trim();
     return skipped;
+  }
+
+  /** Another replica's entry (the store's record, read after its notice), put in time order. */
+  mergeRemote(key: string, value: unknown): void {
+    if (this.keys.includes(key)) return;
+    const entry = readEntry(value);
+    let at = this.entries.length;
+    while (at > 0 && this.entries[at - 1]!.timestamp > entry.timestamp) at--;
+    this.entries.splice(at, 0, entry);
+    this.keys.splice(at, 0, key);
+    this.trim();
+  }
+
+  /** Another replica deleted an entry's record (its bound): forgotten here too. */
+  forget(key: string): void {
+    const index = this.keys.indexOf(key);
+    if (index < 0) return;
+    this.entries.splice(index, 1);
+    this.keys.splice(index, 1);
   }
 
   /** The last `count` entries, newest first. */

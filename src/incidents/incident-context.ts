@@ -45,6 +45,8 @@ export interface SuggestedAction extends RemediationAction {
 
 export interface IncidentContext {
   readonly id: string | undefined;
+  /** In a fleet, the replicas that detected the incident (instance ids). */
+  readonly seenOn: readonly string[];
   readonly severity: string;
   readonly time: number;
   readonly operation: string;
@@ -129,6 +131,7 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
   const errorRate = health?.errorRate ?? 0;
   return {
     id: incident?.id,
+    seenOn: incident ? [...incident.replicas] : [],
     severity: severity ? `${severity.severity}${severity.lowered ? ` (${severity.lowered})` : ''}` : 'NONE',
     time: openedAt,
     operation,

@@ -21,6 +21,10 @@
  *   "similar past incidents". Bounded: `maxHistory` resolved incidents.
  * - Persisted (docs/state.md) as the `incidents` collection, one record per incident, written
  *   when it changes; a restored open incident resolves by the rules above once read.
+ * - In a fleet (docs/state.md, Fleet) an operation has one open incident across replicas: each
+ *   detection claims it (IncidentFleet), a replica whose incident lost the claim joins the
+ *   holder's, and other replicas' records are merged in (`mergeRemote`): the union of what each
+ *   saw, with the replicas that saw it.
  */
 import type { Detection, Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
@@ -37,7 +41,8 @@ export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
 export interface Incident {
   readonly id: string;
   readonly operation: string;
-  readonly openedAt: number;
+  /** The earliest first detection of the episode on any replica. */
+  openedAt: number;
   status: 'open' | 'resolved';
   /** The worst the episode was; what to show now is `IncidentTracker.severityNow`. */
   peakSeverity: IncidentSeverity;
@@ -47,8 +52,10 @@ export interface Incident {
   /** When each pattern first showed in the episode: anchors of the cause ranking. */
   readonly patternOnsets: Map<IncidentPattern, number>;
   /** Why it was opened first: `anomaly`, a pattern name, or `slo:<name>`. */
-  readonly trigger: string;
+  trigger: string;
   sloAlerts: string[];
+  /** The replicas of a fleet that detected the episode (instance ids); empty outside a fleet. */
+  readonly replicas: Set<string>;
   resolvedAt?: number;
   cause?: string;
   resolution?: string;
@@ -64,6 +71,18 @@ export interface IncidentTrackerOptions {
   readonly changeWindowMs?: number;
 }
 
+/**
+ * A fleet on one Redis (docs/state.md, Fleet), set by src/fleet/fleet-sync.ts: one open incident
+ * per operation across replicas, claimed atomically in Redis.
+ */
+export interface IncidentFleet {
+  readonly instanceId: string;
+  /** The incident was opened or detected again on this replica: claim the operation for it, or learn which incident holds it (then `join`). */
+  claim(incident: Incident): void;
+  /** The incident resolved: its claim ends. */
+  release(incident: Incident): void;
+}
+
 export interface SeverityNow {
   readonly severity: IncidentSeverity;
   /** Why it is below the peak, when it is. */
@@ -72,10 +91,55 @@ export interface SeverityNow {
 
 const CALM_CEILING: IncidentSeverity = 'MEDIUM';
 export const INCIDENTS_COLLECTION = 'incidents';
+/** Replicas named per incident, and ids of joined incidents remembered. */
+const MAX_REPLICAS = 64;
+const MAX_ALIASES = 256;
 
 /** An incident as stored: sets and maps as lists. */
 function incidentRecord(incident: Incident): unknown {
-  return { ...incident, patterns: [...incident.patterns], patternOnsets: [...incident.patternOnsets] };
+  return { ...incident, patterns: [...incident.patterns], patternOnsets: [...incident.patternOnsets], replicas: [...incident.replicas] };
+}
+
+function severityRank(severity: IncidentSeverity): number {
+  return INCIDENT_SEVERITIES.indexOf(severity);
+}
+
+/**
+ * Folds another replica's record of the same incident into this one: the union of what either
+ * saw (earliest opening, latest detection, worst severity and score, all patterns, alerts and
+ * replicas; resolved wins over open). Returns whether this one now holds more than the record.
+ */
+function mergeInto(local: Incident, remote: Incident): boolean {
+  if (remote.openedAt < local.openedAt) {
+    local.openedAt = remote.openedAt;
+    local.trigger = remote.trigger;
+  }
+  for (const [pattern, at] of remote.patternOnsets) {
+    local.patterns.add(pattern);
+    local.patternOnsets.set(pattern, Math.min(at, local.patternOnsets.get(pattern) ?? at));
+  }
+  for (const pattern of remote.patterns) local.patterns.add(pattern);
+  local.maxAnomalyScore = Math.max(local.maxAnomalyScore, remote.maxAnomalyScore);
+  local.lastDetectionAt = Math.max(local.lastDetectionAt, remote.lastDetectionAt);
+  if (severityRank(remote.peakSeverity) > severityRank(local.peakSeverity)) local.peakSeverity = remote.peakSeverity;
+  for (const alert of remote.sloAlerts) if (!local.sloAlerts.includes(alert) && local.sloAlerts.length < 64) local.sloAlerts.push(alert);
+  for (const replica of remote.replicas) if (local.replicas.size < MAX_REPLICAS) local.replicas.add(replica);
+  if (remote.status === 'resolved' && local.status === 'open') {
+    local.status = 'resolved';
+    local.resolvedAt = remote.resolvedAt ?? local.lastDetectionAt;
+    local.cause = remote.cause;
+    local.resolution = remote.resolution;
+  }
+  return (
+    local.openedAt < remote.openedAt ||
+    local.patterns.size > remote.patterns.size ||
+    local.maxAnomalyScore > remote.maxAnomalyScore ||
+    local.lastDetectionAt > remote.lastDetectionAt ||
+    severityRank(local.peakSeverity) > severityRank(remote.peakSeverity) ||
+    local.sloAlerts.length > remote.sloAlerts.length ||
+    local.replicas.size > remote.replicas.size ||
+    (local.status === 'resolved' && remote.status === 'open')
+  );
 }
 
 function readIncident(value: unknown): Incident {
@@ -94,6 +158,14 @@ function readIncident(value: unknown): Incident {
     lastDetectionAt: finite(f, 'lastDetectionAt'),
     trigger: text(f, 'trigger', 1024),
     sloAlerts: list(f, 'sloAlerts', 64).filter((a): a is string => typeof a === 'string'),
+    // Records written before fleets name no replicas.
+    replicas: new Set(
+      f.replicas === undefined
+        ? []
+        : list(f, 'replicas', MAX_REPLICAS)
+            .filter((r): r is string => typeof r === 'string')
+            .map((r) => r.slice(0, 256)),
+    ),
     ...(f.resolvedAt !== undefined && { resolvedAt: finite(f, 'resolvedAt') }),
     ...(f.cause !== undefined && { cause: optionalText(f, 'cause', 4096) }),
     ...(f.resolution !== undefined && { resolution: optionalText(f, 'resolution', 4096) }),
@@ -111,7 +183,12 @@ export class IncidentTracker {
   private history: Incident[] = [];
   private readonly ids = new IdSequence('INC');
   private sink: StateSink = NO_SINK;
-  private readonly resolveAfterMs: number;
+  private fleet: IncidentFleet | undefined;
+  /** Ids this replica opened, then joined to the fleet's incident of the operation: old id → fleet id. */
+  private readonly aliases = new Map<string, string>();
+  /** Other replicas' open incidents of operations this replica has its own open incident of, until the claim says which one stays: by operation. */
+  private readonly unclaimed = new Map<string, Incident>();
+  readonly resolveAfterMs: number;
   private readonly maxHistory: number;
   readonly changeWindowMs: number;
 
@@ -138,6 +215,15 @@ export class IncidentTracker {
     incident.lastDetectionAt = detection.timestamp;
     const failing = detection.patterns.includes('error_rate_spike') || detection.patterns.includes('cascade_failure');
     if (incident.maxAnomalyScore >= 0.75 || failing) incident.peakSeverity = this.raised(incident);
+    this.seen(incident);
+  }
+
+  /** This replica detected the incident's episode: noted, claimed in the fleet, queued for the store. */
+  private seen(incident: Incident): void {
+    if (this.fleet) {
+      if (incident.replicas.size < MAX_REPLICAS) incident.replicas.add(this.fleet.instanceId);
+      this.fleet.claim(incident);
+    }
     this.changed(incident);
   }
 
@@ -194,7 +280,7 @@ export class IncidentTracker {
     if (!incident.sloAlerts.includes(alert.sloName)) incident.sloAlerts.push(alert.sloName);
     incident.lastDetectionAt = now;
     incident.peakSeverity = this.raised(incident);
-    this.changed(incident);
+    this.seen(incident);
   }
 
   private raised(incident: Incident): IncidentSeverity {
@@ -220,6 +306,7 @@ export class IncidentTracker {
       lastDetectionAt: now,
       trigger,
       sloAlerts: [],
+      replicas: new Set(),
     };
     this.open.set(operation, incident);
     this.changed(incident);
@@ -234,6 +321,7 @@ export class IncidentTracker {
     this.open.delete(incident.operation);
     this.history.push(incident);
     this.changed(incident);
+    this.fleet?.release(incident);
     this.trimHistory();
   }
 
@@ -288,9 +376,87 @@ export class IncidentTracker {
     return [...this.open.values()];
   }
 
+  /** The incident by its id, or by the id this replica gave it before it joined the fleet's. */
   byId(id: string): Incident | undefined {
     this.refresh();
-    return [...this.open.values(), ...this.history].find((i) => i.id === id);
+    let wanted = id;
+    for (let hops = 0; hops < 4 && this.aliases.has(wanted); hops++) wanted = this.aliases.get(wanted)!;
+    return this.find(wanted);
+  }
+
+  private find(id: string): Incident | undefined {
+    for (const incident of this.open.values()) if (incident.id === id) return incident;
+    return this.history.find((i) => i.id === id);
+  }
+
+  /** From now on this tracker's incidents are the fleet's (docs/state.md, Fleet); the open ones are claimed. */
+  joinFleet(fleet: IncidentFleet): void {
+    this.fleet = fleet;
+    for (const incident of this.open.values()) this.seen(incident);
+  }
+
+  /**
+   * Another replica holds the operation's open incident: this replica's incident `localId`
+   * becomes that one (`fleetId`), what it saw kept; the old id still finds it.
+   */
+  join(localId: string, fleetId: string): void {
+    const local = this.find(localId);
+    if (local?.status !== 'open' || localId === fleetId) return;
+    const pending = this.unclaimed.get(local.operation);
+    this.unclaimed.delete(local.operation);
+    const known = this.find(fleetId);
+    if (known?.status === 'resolved') return;
+    if (!known && pending?.id === fleetId) mergeInto(local, pending);
+    const joined: Incident = known ?? { ...local, id: fleetId, replicas: new Set(local.replicas) };
+    if (known) mergeInto(known, local);
+    this.open.set(local.operation, joined);
+    this.aliases.set(localId, fleetId);
+    if (this.aliases.size > MAX_ALIASES) this.aliases.delete(this.aliases.keys().next().value!);
+    this.sink.delete(INCIDENTS_COLLECTION, localId);
+    this.changed(joined);
+  }
+
+  /**
+   * Another replica wrote an incident (the store's record, read after its notice): merged into
+   * this replica's copy, or taken as the operation's open incident or into the history. Returns
+   * whether this replica holds more than the record (then its copy is queued to be written).
+   */
+  mergeRemote(value: unknown): boolean {
+    const remote = readIncident(value);
+    const local = this.find(remote.id);
+    if (local) {
+      const ahead = mergeInto(local, remote);
+      if (local.status === 'resolved' && this.open.get(local.operation) === local) {
+        this.open.delete(local.operation);
+        this.history.push(local);
+        this.history.sort((a, b) => (a.resolvedAt ?? 0) - (b.resolvedAt ?? 0));
+        this.trimHistory();
+      }
+      if (ahead) this.changed(local);
+      return ahead;
+    }
+    if (this.aliases.has(remote.id)) return false;
+    if (remote.status === 'resolved') {
+      this.history.push(remote);
+      this.history.sort((a, b) => (a.resolvedAt ?? 0) - (b.resolvedAt ?? 0));
+      this.trimHistory();
+      return false;
+    }
+    const mine = this.open.get(remote.operation);
+    // Two open incidents of one operation: the claim in Redis decides which one stays.
+    if (mine) {
+      this.unclaimed.set(remote.operation, remote);
+      if (this.unclaimed.size > MAX_ALIASES) this.unclaimed.delete(this.unclaimed.keys().next().value!);
+      this.fleet?.claim(mine);
+    } else this.open.set(remote.operation, remote);
+    return false;
+  }
+
+  /** Another replica deleted an incident's record (its history bound, or it joined the fleet's): forgotten here too. */
+  forget(id: string): void {
+    const index = this.history.findIndex((i) => i.id === id);
+    if (index >= 0) this.history.splice(index, 1);
+    for (const [operation, incident] of this.open) if (incident.id === id) this.open.delete(operation);
   }
 
   /** Resolved incidents of the same operation or with a shared pattern, newest first. */

@@ -16,6 +16,10 @@
  * Persisted (docs/state.md) as the `remediation` collection: each active fallback flag
  * (`fallback:<operation>`) and each circuit breaker an agent opened (`breaker:<name>`). At start
  * the flags are set again and the breakers opened again (once the app registers them).
+ *
+ * In a fleet (docs/state.md, Fleet) a successful fallback, breaker or baseline action, or a
+ * custom one marked `fleetWide`, is announced (`onFleetAction`) and applied by the other
+ * replicas (`applyFromFleet`), which do not audit it again.
  */
 
 import { AgentError } from '../agent-error.js';
@@ -45,8 +49,25 @@ export interface CustomActionDefinition {
   readonly requiresApproval?: boolean;
   /** Operations the action applies to; omit for every operation. */
   readonly operations?: readonly string[];
+  /**
+   * In a fleet (docs/state.md, Fleet): run the handler on every replica (it acts on something
+   * each process holds, such as an in-process cache). Default false: it runs once, on the replica
+   * that executed it (it may act on something the replicas share).
+   */
+  readonly fleetWide?: boolean;
   readonly handler: (context: RemediationContext) => unknown;
 }
+
+/** An action executed on one replica, for the others to apply (docs/state.md, Fleet). */
+export interface FleetRemediation {
+  readonly action: string;
+  readonly reason: string;
+  readonly agentName: string;
+  readonly role: string;
+}
+
+/** Built-in kinds every replica applies when one executes them; `escalate` notifies once. */
+const FLEET_WIDE_KINDS: ReadonlySet<string> = new Set(['enable_fallback', 'disable_fallback', 'open_circuit_breaker', 'close_circuit_breaker', 'reset_baseline'] satisfies BuiltInActionKind[]);
 
 export interface RemediationAction {
   readonly name: string;
@@ -82,6 +103,8 @@ export class Remediation {
   private readonly openedBreakers = new Set<string>();
   private readonly custom = new Map<string, CustomActionDefinition>();
   private sink: StateSink = NO_SINK;
+  /** Told of each successful fleet-wide action, for the other replicas (src/fleet/fleet-sync.ts). */
+  onFleetAction: ((action: FleetRemediation) => void) | undefined;
 
   constructor(
     private readonly engine: Engine,
@@ -132,6 +155,67 @@ export class Remediation {
       } else skipped++;
     }
     return skipped;
+  }
+
+  /**
+   * Applies an action another replica executed (and audited): flags, breakers and baselines
+   * here as there, a fleet-wide custom action's handler run here. Not audited or persisted again.
+   */
+  async applyFromFleet(remote: FleetRemediation): Promise<void> {
+    const separator = remote.action.indexOf(':');
+    const kind = separator > 0 ? remote.action.slice(0, separator) : remote.action;
+    const target = remote.action.slice(separator + 1);
+    switch (kind) {
+      case 'enable_fallback':
+        this.fallbacks.add(canonicalOperationName(target));
+        return;
+      case 'disable_fallback':
+        this.fallbacks.delete(canonicalOperationName(target));
+        return;
+      case 'open_circuit_breaker':
+      case 'close_circuit_breaker': {
+        const state = kind === 'open_circuit_breaker' ? 'open' : 'closed';
+        if (state === 'open') this.openedBreakers.add(target);
+        else this.openedBreakers.delete(target);
+        this.engine.circuitBreakers.forceWhenRegistered(target, state);
+        return;
+      }
+      case 'reset_baseline':
+        if (this.knownOperation(target)) this.engine.rollingBaselines.reset(target);
+        return;
+      default: {
+        const custom = this.custom.get(remote.action);
+        if (!custom?.fleetWide) return;
+        const caller: Actor = { agentName: remote.agentName, role: remote.role, permissions: new Set(), credential: 'fleet', tokenAgent: undefined };
+        await custom.handler({ action: remote.action, operation: undefined, reason: remote.reason, caller });
+      }
+    }
+  }
+
+  /** Another replica wrote a flag or breaker record (read from the store after its notice): applied here too. */
+  mergeRemote(value: unknown): void {
+    const record = value as { kind?: unknown; target?: unknown } | null;
+    if (typeof record?.target !== 'string') return;
+    const target = record.target.slice(0, 1024);
+    if (record.kind === 'fallback') this.fallbacks.add(canonicalOperationName(target));
+    else if (record.kind === 'breaker' && !this.openedBreakers.has(target)) {
+      this.openedBreakers.add(target);
+      this.engine.circuitBreakers.forceWhenRegistered(target, 'open');
+    }
+  }
+
+  /** Another replica deleted a flag or breaker record (`fallback:<op>`, `breaker:<name>`): undone here too. */
+  forget(key: string): void {
+    if (key.startsWith('fallback:')) this.fallbacks.delete(canonicalOperationName(key.slice('fallback:'.length)));
+    else if (key.startsWith('breaker:') && this.openedBreakers.delete(key.slice('breaker:'.length))) this.engine.circuitBreakers.forceWhenRegistered(key.slice('breaker:'.length), 'closed');
+  }
+
+  /** The flags and opened breakers as the store holds them (after notices may have been missed): added and removed to match. */
+  reconcile(records: readonly { key: string; value: unknown }[]): void {
+    const keys = new Set(records.map((r) => r.key));
+    for (const operation of [...this.fallbacks]) if (!keys.has(`fallback:${operation}`)) this.forget(`fallback:${operation}`);
+    for (const name of [...this.openedBreakers]) if (!keys.has(`breaker:${name}`)) this.forget(`breaker:${name}`);
+    for (const { value } of records) this.mergeRemote(value);
   }
 
   registerAction(definition: CustomActionDefinition): void {
@@ -224,6 +308,8 @@ export class Remediation {
     try {
       const message = await this.run(name, described, reason, caller);
       const audit = this.audit.record({ ...base, ...approved, approval, outcome: 'success', detail: message });
+      if (this.onFleetAction && (FLEET_WIDE_KINDS.has(described.kind) || (described.kind === 'custom' && this.custom.get(name)?.fleetWide)))
+        this.onFleetAction({ action: name, reason, agentName: caller.agentName, role: caller.role });
       this.engine.changes.record('remediation', `${name} by ${caller.agentName} (${caller.role}): ${reason}`, { action: name, agent: caller.agentName }, undefined, this.touchedBy(described));
       return { outcome: 'success', message, audit };
     } catch (error) {

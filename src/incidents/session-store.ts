@@ -11,6 +11,7 @@
  *
  * Persisted (docs/state.md) as the `sessions` collection, one record per session written when an
  * entry is added; previous runs' sessions are restored before this run's, within the same bounds.
+ * In a fleet (docs/state.md, Fleet) other replicas' sessions are merged in (`mergeRemote`).
  */
 import { AgentError } from '../agent-error.js';
 import type { Clock } from '../analysis/clock.js';
@@ -59,6 +60,11 @@ interface Stored {
 
 function entryBytes(entry: Omit<SessionEntry, 'time'>): number {
   return recordBytes(entry.type, entry.agentName, entry.role, entry.content);
+}
+
+/** An entry's identity across replicas: entries carry no id, and two identical ones at the same millisecond are one. */
+function entryKey(entry: SessionEntry): string {
+  return `${entry.time}\u0000${entry.agentName}\u0000${entry.type}\u0000${entry.content}`;
 }
 
 function readStored(value: unknown, maxEntries: number): Stored {
@@ -144,6 +150,43 @@ export class SessionStore {
     return skipped;
   }
 
+  /**
+   * Another replica wrote a session (the store's record, read after its notice): a new one is
+   * added as the newest, within the same bounds; a known one gets the entries it lacks (entries
+   * added on two replicas at once are both kept, in time order). Returns whether this replica
+   * holds entries the record lacks (then its copy is queued to be written).
+   */
+  mergeRemote(value: unknown): boolean {
+    const remote = readStored(value, this.limits.maxEntries);
+    const local = this.sessions.get(remote.session.id);
+    if (!local) {
+      const own = [...this.sessions].filter(([, stored]) => stored.credential === remote.credential);
+      for (const [ownId] of own.slice(0, Math.max(0, own.length - this.limits.maxPerCredential + 1))) this.evict(ownId, false);
+      if (remote.bytes > this.limits.maxBytes) return false;
+      this.makeRoom(remote.bytes, this.limits.maxSessions - 1, undefined, false);
+      this.sessions.set(remote.session.id, remote);
+      this.bytes += remote.bytes;
+      return false;
+    }
+    const known = new Set(local.entries.map(entryKey));
+    const missing = remote.entries.filter((e) => !known.has(entryKey(e)));
+    const room = this.limits.maxEntries - local.entries.length;
+    for (const entry of missing.slice(0, Math.max(0, room))) {
+      local.entries.push(entry);
+      local.bytes += entryBytes(entry);
+      this.bytes += entryBytes(entry);
+    }
+    if (missing.length) local.entries.sort((a, b) => a.time - b.time);
+    const ahead = local.entries.length > remote.entries.length;
+    if (ahead) this.changed(local);
+    return ahead;
+  }
+
+  /** Another replica deleted a session's record (evicted there): forgotten here too. */
+  forget(id: string): void {
+    if (this.sessions.has(id)) this.evict(id, false);
+  }
+
   get(id: string): Session | undefined {
     return this.sessions.get(id)?.session;
   }
@@ -177,18 +220,19 @@ export class SessionStore {
   }
 
   /** Evicts the oldest sessions (but `keep`) until `bytes` more fit and at most `maxCount` remain. */
-  private makeRoom(bytes: number, maxCount: number, keep?: string): void {
+  private makeRoom(bytes: number, maxCount: number, keep?: string, deleteStored = true): void {
     for (const id of this.sessions.keys()) {
       if (this.bytes + bytes <= this.limits.maxBytes && this.sessions.size <= maxCount) return;
-      if (id !== keep) this.evict(id);
+      if (id !== keep) this.evict(id, deleteStored);
     }
   }
 
-  private evict(id: string): void {
+  /** `deleteStored` false: the record stays in the store (another replica's bounds decide there). */
+  private evict(id: string, deleteStored = true): void {
     const stored = this.sessions.get(id)!;
     this.sessions.delete(id);
     this.bytes -= stored.bytes;
     this.evicted++;
-    this.sink.delete(SESSIONS_COLLECTION, id);
+    if (deleteStored) this.sink.delete(SESSIONS_COLLECTION, id);
   }
 }

@@ -6,6 +6,7 @@
  * answers (state-writer.ts).
  */
 import { resolve } from 'node:path';
+import type { FleetSync } from '../fleet/fleet-sync.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -28,6 +29,8 @@ export interface OpenedState {
   /** Resolves once the store is open (or known not to be): loads may begin. */
   readonly ready: Promise<boolean>;
   readonly instanceId: string;
+  /** On a Redis store: what keeps sessions, audit, incidents and remediation the same on every replica. */
+  readonly fleetSync?: FleetSync;
 }
 
 function secretsOf(options: OpenStateOptions): string[] {

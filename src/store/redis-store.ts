@@ -6,7 +6,9 @@
  *
  * The client never queues commands while disconnected (`disableOfflineQueue`): a write to a
  * store that is down fails at once and the writer keeps it; the client reconnects in the
- * background. svc's own commands are never traced as the app's.
+ * background. svc's own commands are never traced as the app's. The connection never keeps the
+ * process alive (unref'd) except while a write is under way, so an app that closed its servers
+ * ends, and its last batch is still written at a natural end.
  */
 import { context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
@@ -62,6 +64,7 @@ export class RedisStore implements StateStore {
       socket: { connectTimeout: this.options.connectTimeoutMs, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** Math.min(retries, 6), 5000) },
     });
     client.on('error', () => this.connectionErrors++);
+    client.unref();
     this.client = client;
     await untraced(async () => {
       let timer: NodeJS.Timeout | undefined;
@@ -133,17 +136,31 @@ export class RedisStore implements StateStore {
     });
   }
 
+  private writing = 0;
+
+  /** Holds the process alive while `fn` writes (the connection is unref'd otherwise). */
+  private async held<T>(client: Client, fn: () => Promise<T>): Promise<T> {
+    if (this.writing++ === 0) client.ref();
+    try {
+      return await fn();
+    } finally {
+      if (--this.writing === 0) client.unref();
+    }
+  }
+
   async write(mutations: readonly Mutation[]): Promise<void> {
     const client = this.connected;
-    await untraced(async () => {
-      await this.ready(client);
-      const multi = client.multi();
-      for (const m of mutations) {
-        if (m.value === undefined) multi.hDel(this.hash(m.collection), m.key).zRem(this.order(m.collection), m.key);
-        else multi.hSet(this.hash(m.collection), m.key, m.value).zAdd(this.order(m.collection), { score: m.seq, value: m.key }, { condition: 'NX' });
-      }
-      await multi.exec();
-    });
+    await this.held(client, () =>
+      untraced(async () => {
+        await this.ready(client);
+        const multi = client.multi();
+        for (const m of mutations) {
+          if (m.value === undefined) multi.hDel(this.hash(m.collection), m.key).zRem(this.order(m.collection), m.key);
+          else multi.hSet(this.hash(m.collection), m.key, m.value).zAdd(this.order(m.collection), { score: m.seq, value: m.key }, { condition: 'NX' });
+        }
+        await multi.exec();
+      }),
+    );
   }
 
   async trim(collection: string, keep: number): Promise<number> {

@@ -13,6 +13,9 @@ import { printable } from '../printable.js';
 import type { StateSink } from '../state-sink.js';
 import type { Mutation, StateStore } from './state-store.js';
 
+/** How soon a change of a `prompt` collection is written: changes made together still go in one batch. */
+const PROMPT_MS = 20;
+
 export interface StateWriterOptions {
   readonly flushIntervalMs: number;
   readonly batchSize: number;
@@ -66,6 +69,11 @@ export class StateWriter implements StateSink {
   private readonly dropped: Record<string, number> = {};
   private readonly now: () => number;
   restored = false;
+  /** Collections whose changes are written within PROMPT_MS instead of the flush interval (a fleet's shared ones). */
+  prompt: ReadonlySet<string> = new Set();
+  private promptTimer: NodeJS.Timeout | undefined;
+  /** Told of each batch once it is written (a fleet announces it to the other replicas). */
+  onWritten: ((mutations: readonly Mutation[]) => void) | undefined;
 
   constructor(
     readonly store: StateStore,
@@ -100,6 +108,12 @@ export class StateWriter implements StateSink {
       const [oldestId, oldest] = this.pending.entries().next().value!;
       this.pending.delete(oldestId);
       this.dropped[oldest.collection] = (this.dropped[oldest.collection] ?? 0) + 1;
+    }
+    if (this.promptTimer === undefined && this.prompt.has(collection)) {
+      this.promptTimer = setTimeout(() => {
+        this.promptTimer = undefined;
+        void this.flush();
+      }, PROMPT_MS).unref();
     }
     if (this.pending.size >= this.options.batchSize && !this.soon) {
       this.soon = true;
@@ -165,6 +179,7 @@ export class StateWriter implements StateSink {
       this.written += mutations.length;
       this.batches++;
       this.recover();
+      this.onWritten?.(mutations);
     }
   }
 
@@ -223,6 +238,7 @@ export class StateWriter implements StateSink {
   async close(): Promise<void> {
     if (this.closed) return;
     clearInterval(this.timer);
+    clearTimeout(this.promptTimer);
     await this.flush();
     this.closed = true;
     await this.store.close().catch(() => undefined);

@@ -69,4 +69,40 @@ describe('Remediation', () => {
     await expect(remediation.execute('reboot_everything', 'why not', undefined, operator)).rejects.toThrow(/unknown action "reboot_everything"/);
     expect(() => remediation.registerAction({ name: 'escalate', description: 'x', handler: () => undefined })).toThrow(/built-in kind/);
   });
+
+  it("in a fleet: announces the actions every replica applies, and applies another replica's without auditing it again", async () => {
+    const a = setup();
+    const b = setup();
+    const announced: string[] = [];
+    a.remediation.onFleetAction = (action) => {
+      announced.push(action.action);
+      void b.remediation.applyFromFleet(action);
+    };
+    let flushesOnB = 0;
+    const cacheFlush = (remediation: Remediation, count: () => void, fleetWide: boolean, name: string) =>
+      remediation.registerAction({ name, description: 'flush the in-process cache', fleetWide, handler: () => count() });
+    cacheFlush(a.remediation, () => undefined, true, 'flush_cache');
+    cacheFlush(b.remediation, () => flushesOnB++, true, 'flush_cache');
+    cacheFlush(a.remediation, () => undefined, false, 'rotate_keys');
+    cacheFlush(b.remediation, () => flushesOnB++, false, 'rotate_keys');
+    const breakerB = new CircuitBreaker(async () => 'ok', { name: 'payments-breaker' });
+    b.h.engine.circuitBreakers.watchOpossum(breakerB, { dependency: 'payments' });
+
+    for (const action of ['enable_fallback:GET /pay', 'escalate:GET /pay', 'flush_cache', 'rotate_keys', 'close_circuit_breaker:payments-breaker'])
+      await a.remediation.execute(action, 'fleet test', undefined, operator);
+    await new Promise((resolve) => setImmediate(resolve));
+    // escalate notifies once and a custom action runs once unless fleetWide; the breaker A lacks failed there, so it is not announced.
+    expect(announced).toEqual(['enable_fallback:GET /pay', 'flush_cache']);
+    expect(b.remediation.isFallbackEnabled('GET /pay')).toBe(true);
+    expect(flushesOnB).toBe(1);
+    expect(b.audit.recent(10)).toEqual([]);
+
+    await b.remediation.applyFromFleet({ action: 'open_circuit_breaker:payments-breaker', reason: 'payments down', agentName: 'alice', role: 'operator' });
+    expect(breakerB.opened).toBe(true);
+    // A missed disable: the store's records (no flag, no breaker) are what B ends with.
+    b.remediation.reconcile([]);
+    expect(b.remediation.isFallbackEnabled('GET /pay')).toBe(false);
+    expect(breakerB.closed).toBe(true);
+    breakerB.shutdown();
+  });
 });

@@ -160,6 +160,17 @@ export function changeLine(change: ChangeLine, causeReason: string | undefined):
   return `${isoTime(change.timestamp)} ${change.kind}: ${change.description}${flag}`;
 }
 
+const SHOWN_REPLICAS = 8;
+
+/** `2 replicas: web-1:81:a3f0, web-2:77:19cc`: the fleet's replicas that detected the incident, the first few. */
+function seenOn(replicas: readonly string[]): string {
+  const more = replicas.length > SHOWN_REPLICAS ? ` and ${replicas.length - SHOWN_REPLICAS} more` : '';
+  return `${plural(replicas.length, 'replica')}: ${replicas
+    .slice(0, SHOWN_REPLICAS)
+    .map((r) => shownName(r, 128))
+    .join(', ')}${more}`;
+}
+
 /** get_incident_context's text layout (spec "Incident"), of a context whose fields are already cut to fit. */
 export function formatIncidentContext(context: ShownContext): string {
   const changed = [
@@ -171,11 +182,9 @@ export function formatIncidentContext(context: ShownContext): string {
   const escalation = `Escalation level: ${context.escalationLevel.toUpperCase()}${context.onCallChannel && context.escalationLevel !== 'auto_resolve' ? ` (${context.onCallChannel})` : ''}`;
   return blocks(
     `INCIDENT ${context.id ?? 'none (no open incident for this operation)'}`,
-    fields([
-      ['SEVERITY', context.severity],
-      ['TIME', isoTime(context.time)],
-      ['SUMMARY', context.summary],
-    ]).join('\n'),
+    fields([['SEVERITY', context.severity], ['TIME', isoTime(context.time)], ['SUMMARY', context.summary], ...(context.seenOn.length ? ([['SEEN ON', seenOn(context.seenOn)]] as const) : [])]).join(
+      '\n',
+    ),
     section(
       'WHAT IS HAPPENING',
       fields([

@@ -1,6 +1,7 @@
 /**
  * get_recent_agent_actions: the audit trail, newest first, so agents avoid duplicate remediation.
- * One line per action: time, outcome, action, agent and role, reason, approval, result.
+ * One line per action: time, outcome, action, agent and role (and in a fleet the replica that ran
+ * it), reason, approval, result.
  * Approvers' names are shown only to callers who may approve (src/incidents/approvals.ts).
  *
  * Bounded (src/mcp/bounded-output.ts): reasons and results are cut at 1/16 of
@@ -37,7 +38,7 @@ export const getRecentAgentActions = defineTool({
       !mayApprove && e.approver !== undefined && e.action.startsWith(APPROVE_PREFIX) ? 'an approver' : `${shownName(e.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(e.role, MAX_AGENT_NAME_CHARS)})`;
     const lines = entries.map(
       (e) =>
-        `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${agent(e)}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
+        `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${agent(e)}${e.replica === undefined ? '' : ` on replica ${shownName(e.replica, MAX_AGENT_NAME_CHARS)}`}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
     );
     const { text } = pageText(request, [{ noun: 'action', items: lines, kinds: entries.map((e) => OUTCOME[e.outcome]) }], ([shown]) =>
       section(`RECENT AGENT ACTIONS (${entries.length}${services.audit.evicted ? `; ${services.audit.evicted} older evicted, svc.limits.max-audit-entries` : ''})`, shown!, 'none recorded'),

@@ -1,0 +1,118 @@
+/**
+ * The fleet's pub/sub channel, `svc:{<service name>}:fleet` on the Redis store (docs/state.md,
+ * Fleet): small JSON notices between the replicas of one service. A notice names what changed
+ * (the store holds the records) or carries a remediation to apply. Pub/sub delivers at most once
+ * and only to connected subscribers, so `onReconnect` tells the caller to read the store again.
+ *
+ * The subscriber is a second connection (a subscribed client runs no other commands); it
+ * reconnects by itself and subscribes again. A notice larger than MAX_MESSAGE_BYTES, not JSON,
+ * or from this replica is ignored (the foreign ones counted).
+ */
+import type { RedisClient, RedisStore } from '../store/redis-store.js';
+
+export const MAX_MESSAGE_BYTES = 64 * 1024;
+
+/** RedisStore.run, rejecting instead of throwing when the store is closed. */
+export function runSafely<T>(store: RedisStore, fn: (client: RedisClient) => Promise<T>): Promise<T> {
+  try {
+    return store.run(fn);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+export interface FleetChannelOptions {
+  readonly instanceId: string;
+  /** A notice from another replica: parsed JSON with a string `kind`, checked further by the caller. */
+  readonly onMessage: (message: { readonly kind: string; readonly from: string } & Record<string, unknown>) => void;
+  /** The subscriber connected again after a loss: notices may have been missed. */
+  readonly onReconnect: () => void;
+}
+
+export class FleetChannel {
+  readonly name: string;
+  private subscriber: RedisClient | undefined;
+  private connectedOnce = false;
+  private closed = false;
+  published = 0;
+  received = 0;
+  /** Notices that could not be published (Redis down) or were ignored as malformed or too large. */
+  failed = 0;
+  ignored = 0;
+
+  constructor(
+    private readonly store: RedisStore,
+    private readonly options: FleetChannelOptions,
+  ) {
+    this.name = store.key('fleet');
+  }
+
+  /** Subscribes; resolves once subscribed, or rejects when Redis does not answer (it keeps trying in the background). */
+  async start(): Promise<void> {
+    const subscriber = this.store.duplicate();
+    this.subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    // Listening never keeps the process alive.
+    subscriber.unref();
+    subscriber.on('ready', () => {
+      if (this.connectedOnce && !this.closed) this.options.onReconnect();
+      this.connectedOnce = true;
+    });
+    await this.store.run(async () => {
+      await subscriber.connect();
+      await subscriber.subscribe(this.name, (message) => this.receive(message));
+    });
+  }
+
+  private receive(text: string): void {
+    if (text.length > MAX_MESSAGE_BYTES) {
+      this.ignored++;
+      return;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.ignored++;
+      return;
+    }
+    const m = message as { kind?: unknown; from?: unknown } | null;
+    if (typeof m?.kind !== 'string' || typeof m.from !== 'string') {
+      this.ignored++;
+      return;
+    }
+    if (m.from === this.options.instanceId) return;
+    this.received++;
+    try {
+      this.options.onMessage(m as { kind: string; from: string } & Record<string, unknown>);
+    } catch {
+      this.ignored++;
+    }
+  }
+
+  /** Sends a notice to the other replicas; never throws (a Redis that is down loses it, counted). */
+  publish(kind: string, body: Record<string, unknown>): void {
+    const text = JSON.stringify({ ...body, kind, from: this.options.instanceId });
+    if (text.length > MAX_MESSAGE_BYTES) {
+      this.failed++;
+      return;
+    }
+    runSafely(this.store, (client) => client.publish(this.name, text)).then(
+      () => this.published++,
+      () => this.failed++,
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (!subscriber) return;
+    try {
+      if (subscriber.isOpen) await subscriber.close();
+      else subscriber.destroy();
+    } catch {
+      subscriber.destroy();
+    }
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * Replicas of one service on one Redis store are one fleet (docs/state.md, Fleet). This keeps
+ * what agents and incidents leave behind the same on every replica:
+ *
+ * - sessions, the audit trail and incidents: each replica writes its changes to the store as
+ *   before (within PROMPT_MS for these collections), then names the written records on the fleet
+ *   channel; the others read those records from the store (the record of truth) and merge them
+ *   into their own (SessionStore, AuditTrail, IncidentTracker `mergeRemote`). Tools keep reading
+ *   local memory: no tool call waits on Redis.
+ * - one incident per operation: claimed atomically in Redis (incident-claims.ts).
+ * - remediation: a fleet-wide action executed on one replica is announced at once and applied
+ *   by every other (Remediation.applyFromFleet); the executing replica audits it, once, with its
+ *   instance id.
+ * - after the subscriber reconnects (notices may have been missed), the shared collections and
+ *   the remediation flags are read from the store again and merged.
+ */
+import type { AuditTrail } from '../incidents/audit-trail.js';
+import { AUDIT_COLLECTION } from '../incidents/audit-trail.js';
+import { INCIDENTS_COLLECTION, type IncidentTracker } from '../incidents/incident-tracker.js';
+import { type FleetRemediation, REMEDIATION_COLLECTION, type Remediation } from '../incidents/remediation.js';
+import { SESSIONS_COLLECTION, type SessionStore } from '../incidents/session-store.js';
+import type { RedisStore } from '../store/redis-store.js';
+import type { Mutation } from '../store/state-store.js';
+import type { StateWriter } from '../store/state-writer.js';
+import { FleetChannel, runSafely } from './fleet-channel.js';
+import { IncidentClaims } from './incident-claims.js';
+
+/**
+ * The collections every replica shares; the others (changes, verifications) stay per replica.
+ * Remediation records (flags, opened breakers) back the immediate broadcast up: a replica that
+ * missed it still applies them when the originator's write is announced, or at its next resync.
+ */
+export const FLEET_COLLECTIONS: readonly string[] = [SESSIONS_COLLECTION, AUDIT_COLLECTION, INCIDENTS_COLLECTION, REMEDIATION_COLLECTION];
+/** Records named per notice: a batch is announced in several notices, each well under MAX_MESSAGE_BYTES. */
+const CHANGES_PER_NOTICE = 100;
+const MAX_KEY_CHARS = 300;
+
+export interface FleetParts {
+  readonly audit?: AuditTrail;
+  readonly sessions?: SessionStore;
+  readonly incidents?: IncidentTracker;
+  readonly remediation?: Remediation;
+}
+
+/** [collection, key] of a written record, or [collection, key, 1] of a deleted one. */
+type Change = [string, string] | [string, string, 1];
+
+export class FleetSync {
+  private parts: FleetParts = {};
+  private readonly channel: FleetChannel;
+  readonly claims: IncidentClaims;
+  private started: Promise<void> | undefined;
+  /** Records read after a notice, and remediations applied, from other replicas. */
+  merged = 0;
+  applied = 0;
+  resyncs = 0;
+
+  constructor(
+    private readonly store: RedisStore,
+    private readonly writer: StateWriter,
+    readonly instanceId: string,
+    private readonly report: (line: string) => void,
+    /** Whether the store answered at start (its records were then loaded by restoreState). */
+    private readonly storeReady: Promise<boolean>,
+  ) {
+    this.channel = new FleetChannel(store, {
+      instanceId,
+      onMessage: (message) => this.receive(message),
+      onReconnect: () => void this.resync(),
+    });
+    this.claims = new IncidentClaims(store, instanceId, () => this.parts.incidents);
+  }
+
+  /**
+   * From now on these parts are the fleet's: their changes are announced, other replicas' merged
+   * in, remediations broadcast. Subscribes once; `subscribed` resolves when it did (or failed).
+   */
+  attach(parts: FleetParts): void {
+    this.parts = parts;
+    if (parts.audit) parts.audit.replica = this.instanceId;
+    parts.incidents?.joinFleet(this.claims);
+    if (parts.remediation) parts.remediation.onFleetAction = (action) => this.channel.publish('remediation', { action });
+    this.writer.prompt = new Set(FLEET_COLLECTIONS);
+    this.writer.onWritten = (mutations) => this.announce(mutations);
+    this.started ??= this.channel.start().then(
+      // A store that was down at start: the shared state is read once it answers.
+      async () => {
+        if (!(await this.storeReady)) void this.resync();
+      },
+      (error: unknown) => {
+        this.report(`fleet: ${this.store.description} did not answer the subscription (${error instanceof Error ? error.message : String(error)}); other replicas' changes are read once it answers`);
+      },
+    );
+  }
+
+  /** Resolves once subscribed to the fleet channel (or known not to be): loads may begin without missing a change. */
+  get subscribed(): Promise<void> {
+    return this.started ?? Promise.resolve();
+  }
+
+  private announce(mutations: readonly Mutation[]): void {
+    const changes: Change[] = [];
+    for (const m of mutations) {
+      if (!FLEET_COLLECTIONS.includes(m.collection) || m.key.length > MAX_KEY_CHARS) continue;
+      changes.push(m.value === undefined ? [m.collection, m.key, 1] : [m.collection, m.key]);
+    }
+    for (let i = 0; i < changes.length; i += CHANGES_PER_NOTICE) this.channel.publish('records', { changes: changes.slice(i, i + CHANGES_PER_NOTICE) });
+  }
+
+  private receive(message: { readonly kind: string } & Record<string, unknown>): void {
+    if (message.kind === 'remediation') {
+      const action = readRemediation(message.action);
+      if (!action || !this.parts.remediation) return;
+      this.applied++;
+      void this.parts.remediation.applyFromFleet(action).catch(() => undefined);
+    } else if (message.kind === 'records' && Array.isArray(message.changes)) {
+      void this.fetch(message.changes.slice(0, CHANGES_PER_NOTICE).filter(isChange)).catch(() => undefined);
+    }
+  }
+
+  /** Reads the named records from the store and merges them; deleted ones are forgotten. */
+  private async fetch(changes: readonly Change[]): Promise<void> {
+    const puts = new Map<string, string[]>();
+    for (const [collection, key, deleted] of changes) {
+      if (deleted) this.forget(collection, key);
+      else puts.set(collection, [...(puts.get(collection) ?? []), key]);
+    }
+    for (const [collection, keys] of puts) {
+      const values = await runSafely(this.store, (client) => client.hmGet(this.store.key(collection), keys));
+      keys.forEach((key, i) => {
+        const value = values[i];
+        if (typeof value === 'string') this.merge(collection, key, value);
+      });
+    }
+  }
+
+  private merge(collection: string, key: string, text: string): void {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (collection === AUDIT_COLLECTION) this.parts.audit?.mergeRemote(key, value);
+      else if (collection === SESSIONS_COLLECTION) this.parts.sessions?.mergeRemote(value);
+      else if (collection === INCIDENTS_COLLECTION) this.parts.incidents?.mergeRemote(value);
+      else if (collection === REMEDIATION_COLLECTION) this.parts.remediation?.mergeRemote(value);
+      this.merged++;
+    } catch {
+      // a record that does not read back is skipped, as at restore
+    }
+  }
+
+  private forget(collection: string, key: string): void {
+    if (collection === AUDIT_COLLECTION) this.parts.audit?.forget(key);
+    else if (collection === SESSIONS_COLLECTION) this.parts.sessions?.forget(key);
+    else if (collection === INCIDENTS_COLLECTION) this.parts.incidents?.forget(key);
+    else if (collection === REMEDIATION_COLLECTION) this.parts.remediation?.forget(key);
+  }
+
+  /** Reads the shared collections and the remediation flags again (after notices may have been missed). */
+  async resync(): Promise<void> {
+    this.resyncs++;
+    try {
+      for (const collection of [SESSIONS_COLLECTION, AUDIT_COLLECTION, INCIDENTS_COLLECTION]) for (const { key, value } of await this.store.load(collection)) this.merge(collection, key, value);
+      // This replica's own changes made while Redis was away go first, so the store's flags include them.
+      await this.writer.flush();
+      const records = await this.store.load(REMEDIATION_COLLECTION);
+      const parsed = records.flatMap(({ key, value }) => parse(key, value));
+      if (this.writer.status().pending === 0) this.parts.remediation?.reconcile(parsed);
+      else for (const { value } of parsed) this.parts.remediation?.mergeRemote(value);
+      if (this.parts.incidents) this.parts.incidents.joinFleet(this.claims);
+    } catch {
+      // Redis went away again: the next reconnect reads again
+    }
+  }
+
+  async close(): Promise<void> {
+    this.writer.onWritten = undefined;
+    await this.channel.close();
+  }
+}
+
+function parse(key: string, text: string): { key: string; value: unknown }[] {
+  try {
+    return [{ key, value: JSON.parse(text) }];
+  } catch {
+    return [];
+  }
+}
+
+function isChange(value: unknown): value is Change {
+  return (
+    Array.isArray(value) && (value.length === 2 || (value.length === 3 && value[2] === 1)) && FLEET_COLLECTIONS.includes(value[0]) && typeof value[1] === 'string' && value[1].length <= MAX_KEY_CHARS
+  );
+}
+
+function readRemediation(value: unknown): FleetRemediation | undefined {
+  const v = value as Partial<Record<keyof FleetRemediation, unknown>> | null;
+  if (typeof v?.action !== 'string' || typeof v.reason !== 'string' || typeof v.agentName !== 'string' || typeof v.role !== 'string') return undefined;
+  return { action: v.action.slice(0, 2048), reason: v.reason.slice(0, 4096), agentName: v.agentName.slice(0, 256), role: v.role.slice(0, 256) };
+}
