@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 const BENCHMARKS = [
   ['bench/processor.mjs'],
   ['bench/store.mjs'],
+  ['bench/fleet-summary.mjs'],
   ['--expose-gc', 'bench/operation-memory.mjs'],
   ['bench/export-cost.mjs'],
   ['bench/agent-step.mjs'],

@@ -16,7 +16,7 @@ import type { Clock } from '../analysis/clock.js';
 import type { Engine } from '../analysis/engine.js';
 import type { RedisStore } from '../store/redis-store.js';
 import type { FleetView } from './fleet-view.js';
-import { decodeMinute, decodeSummary, encodeMinute, encodeSummary, type ReplicaSummary, summarizeReplica } from './replica-summary.js';
+import { decodeMinute, decodeSummary, encodeSummary, type ReplicaSummary, summarizeReplica } from './replica-summary.js';
 
 /** Replicas read at most (the most recently published first); more are counted and named in the note. */
 export const MAX_REPLICAS = 100;
@@ -93,7 +93,7 @@ export class FleetLink {
       multi.set(this.key(`fleet:replica:${instanceId}`), text, { expiration: { type: 'PX', value: replicaTtlMs } });
       multi.zAdd(this.key('fleet:replicas'), { score: now, value: instanceId });
       const minutesKey = this.key(`fleet:minutes:${instanceId}`);
-      for (const [minute, data] of minutes) multi.hSet(minutesKey, String(minute), encodeMinute(data));
+      for (const [minute, text] of minutes) multi.hSet(minutesKey, String(minute), text);
       if (gone.length) multi.hDel(minutesKey, gone.map(String));
       multi.pExpire(minutesKey, (historyMinutes + 1) * MINUTE_MS + replicaTtlMs);
       await multi.exec();

@@ -92,8 +92,8 @@ function dense(pairs: unknown): Uint32Array | undefined {
 /** `[name, requests, errors, sparse histogram]`, with `firstAt` in a summary's rows. */
 type OperationRow = [string, number, number, number[]] | [string, number, number, number[], number];
 
-function operationRows(entries: Iterable<[string, OperationCounts & { firstAt?: number }]>): OperationRow[] {
-  return [...entries].map(([name, c]) => (c.firstAt === undefined ? [name, c.count, c.errors, sparse(c.histogram)] : [name, c.count, c.errors, sparse(c.histogram), c.firstAt]));
+function operationRows(entries: Iterable<[string, RecentOperation]>): OperationRow[] {
+  return [...entries].map(([name, c]) => [name, c.count, c.errors, sparse(c.histogram), c.firstAt]);
 }
 
 function decodeOperations(rows: unknown, maxOperations: number, withFirstAt: boolean): Map<string, RecentOperation> | undefined {
@@ -125,8 +125,8 @@ export function sumMinutes(minutes: readonly MinuteCounts[]): OperationCounts {
 const MINUTE_MS = 60_000;
 
 /**
- * This replica's summary and the minutes of its history to write: the current one, and each past
- * minute not yet written since it closed (`written`), read from its engine at `now`.
+ * This replica's summary and the minutes of its history to write, encoded: the current one, and
+ * each past minute not yet written since it closed (`written`), read from its engine at `now`.
  */
 export function summarizeReplica(
   engine: Engine,
@@ -135,12 +135,12 @@ export function summarizeReplica(
   now: number,
   historyMinutes: number,
   written: ReadonlySet<number>,
-): { summary: ReplicaSummary; minutes: Map<number, ReplicaMinute> } {
+): { summary: ReplicaSummary; minutes: Map<number, string> } {
   const health = engine.health;
   const recentMinutes = health.recentMinutes;
   const currentMinute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
   const operations = new Map<string, RecentOperation>();
-  const minutes = new Map<number, Map<string, OperationCounts>>();
+  const rows = new Map<number, OperationRow[]>();
   const published = new Set<number>();
   let leftOut = 0;
   for (const name of health.operations()) {
@@ -158,9 +158,9 @@ export function summarizeReplica(
     for (const m of all) {
       published.add(m.minuteStart);
       if (written.has(m.minuteStart)) continue;
-      let minute = minutes.get(m.minuteStart);
-      if (!minute) minutes.set(m.minuteStart, (minute = new Map()));
-      minute.set(name, { count: m.count, errors: m.errors, histogram: Uint32Array.from(m.histogram) });
+      let minute = rows.get(m.minuteStart);
+      if (!minute) rows.set(m.minuteStart, (minute = []));
+      minute.push([name, m.count, m.errors, sparse(m.histogram)]);
     }
   }
   const own = engine.healthSummary();
@@ -178,7 +178,7 @@ export function summarizeReplica(
     minutes: [...published].sort((a, b) => a - b),
     currentMinute,
   };
-  return { summary, minutes };
+  return { summary, minutes: new Map([...rows].map(([minute, r]) => [minute, JSON.stringify(r)])) };
 }
 
 export function encodeSummary(summary: ReplicaSummary): string {
@@ -209,10 +209,6 @@ export function encodeSummary(summary: ReplicaSummary): string {
     minutes: summary.minutes,
     minute: summary.currentMinute,
   });
-}
-
-export function encodeMinute(minute: ReplicaMinute): string {
-  return JSON.stringify(operationRows(minute));
 }
 
 export function decodeMinute(text: string, maxOperations: number): ReplicaMinute | undefined {
