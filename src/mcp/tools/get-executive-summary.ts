@@ -11,6 +11,9 @@
  * expected error rate is set (rule 9). Operations still learning a baseline are counted on the
  * OPERATIONS line with their samples (at most three named). Dependencies with no call in their
  * window are stale: named apart, not as problems.
+ *
+ * In a fleet the figures are the fleet's; a REPLICAS line counts replicas and names outliers, and a
+ * FLEET line says how fresh the merge is.
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import type { FleetSnapshot } from '../../fleet/fleet-view.js';

@@ -15,6 +15,10 @@
  * WHAT IS HAPPENING gains a `Guardrails:` line when agents inside the app (src/agentic) were
  * stopped by a guardrail while running in this operation in the last hour: how many trips, then the
  * latest three (time, agent, guardrail, limit and observed value), cut like the other free text.
+ *
+ * In a fleet with an outlier replica (docs/state.md, Fleet view) a REPLICAS block names it (at most
+ * three, the outliers on this operation first, each line cut at 1,000 characters); the figures
+ * above it are this replica's own.
  */
 import type { GuardrailTrip } from '../../agentic/agent-activity.js';
 import type { Engine } from '../../analysis/engine.js';

@@ -21,6 +21,14 @@
  * STATE STORE, a last line only when the state store is degraded, fell back to memory, did not
  * load the previous run's state or dropped writes (store-note.ts); `store` in JSON, the same text.
  *
+ * In a fleet (docs/state.md, Fleet view) operations and SLOs are the fleet's, merged from every
+ * replica's histograms; REPLICAS lists each replica (id, own status, last seen, start, OUTLIER with
+ * why), outliers first, paged like the other lists; an outlier is a reason and makes the status
+ * DEGRADED at least; a FLEET line says how fresh the merge is or why the figures are this
+ * replica's own. JSON adds `replicas: [{ id, self, status, reason, lastSeen, startedAt,
+ * outlier: { operations, reasons: [{ operation, kind, value, rest, requests, restRequests }] } | null }]`
+ * and `fleet: { merged, mergedAt, replicas, note }`.
+ *
  * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
  * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos[, agents] },
  *   nextPage: string | null, reasons: string[],

@@ -19,6 +19,9 @@
  * Below the SLO's min-events, compliance is INSUFFICIENT_DATA and Actual reads
  * `insufficient data (3 of 100 events), no verdict`. The Budget line says what the budget is taken
  * of: the events in the window, or those expected over it at the rate observed so far.
+ *
+ * In a fleet the SLOs are computed from counts summed over the replicas (docs/state.md, Fleet
+ * view), with a FLEET line (`fleet` in JSON).
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';

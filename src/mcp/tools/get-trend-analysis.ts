@@ -15,6 +15,8 @@
  * from the first with traffic, quiet ones as zero, so traffic that stops reads as FALLING.
  *
  * Fixed in size: four lines of numbers; names echoed are cut (src/mcp/bounded-output.ts).
+ *
+ * In a fleet the minutes are the fleet's, as of its last merge, with a FLEET line.
  */
 import type { MinuteStats } from '../../analysis/minute-history.js';
 import type { OperationHistory } from '../../fleet/fleet-history.js';
