@@ -36,6 +36,8 @@ export class FleetSnapshot implements FleetFigures {
   readonly slos: readonly SloStatus[];
   readonly replicas: readonly ReplicaInfo[];
   readonly outliers: readonly Outlier[];
+  /** Operations beyond `maxOperations` (replica by replica, in order of last publish), not merged. */
+  operationsLeftOut = 0;
   private readonly recent = new Map<string, MinuteSummary>();
 
   constructor(
@@ -43,12 +45,20 @@ export class FleetSnapshot implements FleetFigures {
     readonly mergedAt: number,
     ownId: string,
     ownSlos: readonly SloDefinition[],
+    maxOperations = Number.POSITIVE_INFINITY,
   ) {
     const fleet = new Map<string, { count: number; errors: number; histogram: Uint32Array }>();
     for (const s of summaries) {
       for (const [name, c] of s.operations) {
         let sum = fleet.get(name);
-        if (!sum) fleet.set(name, (sum = { count: 0, errors: 0, histogram: new Uint32Array(HISTOGRAM_BUCKETS) }));
+        if (!sum) {
+          // Replicas may each track other operations: the fleet holds as many as one replica may.
+          if (fleet.size >= maxOperations) {
+            this.operationsLeftOut++;
+            continue;
+          }
+          fleet.set(name, (sum = { count: 0, errors: 0, histogram: new Uint32Array(HISTOGRAM_BUCKETS) }));
+        }
         sum.count += c.count;
         sum.errors += c.errors;
         addHistogram(sum.histogram, c.histogram);
@@ -146,7 +156,7 @@ export class FleetView {
 
   /** A merge of the summaries just read. */
   update(summaries: readonly ReplicaSummary[], replicasLeftOut = 0): FleetSnapshot {
-    this.snapshot = new FleetSnapshot(summaries, this.options.clock.now(), this.options.ownId, this.options.ownSlos());
+    this.snapshot = new FleetSnapshot(summaries, this.options.clock.now(), this.options.ownId, this.options.ownSlos(), this.options.maxOperations);
     this.replicasLeftOut = replicasLeftOut;
     this.failure = undefined;
     return this.snapshot;
@@ -175,7 +185,7 @@ export class FleetView {
     const s = this.current();
     const every = `${Math.round(this.options.publishIntervalMs / 1000)}s`;
     if (s) {
-      const more = this.replicasLeftOut ? ` (${this.replicasLeftOut} more replicas not read)` : '';
+      const more = `${this.replicasLeftOut ? ` (${this.replicasLeftOut} more replicas not read)` : ''}${s.operationsLeftOut ? `, ${s.operationsLeftOut} operations beyond limits.max-operations left out` : ''}`;
       return `FLEET: figures merged from ${s.replicas.length} replica${s.replicas.length === 1 ? '' : 's'}${more} at ${iso(s.mergedAt)} (${ago(now - s.mergedAt)}); each replica publishes every ${every}`;
     }
     if (this.failure) return `FLEET: Redis is not answering since ${iso(this.failure.since)} (${this.failure.why}); the figures are this replica's own (${this.options.ownId})`;

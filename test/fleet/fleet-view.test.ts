@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { FleetHistory } from '../../src/fleet/fleet-history.js';
-import { FleetView } from '../../src/fleet/fleet-view.js';
+import { FleetSnapshot, FleetView } from '../../src/fleet/fleet-view.js';
 import { decodeMinute, decodeSummary, encodeSummary, type ReplicaSummary, summarizeReplica } from '../../src/fleet/replica-summary.js';
 import { engineHarness } from '../support/engine-harness.js';
 
@@ -98,6 +98,16 @@ describe('merging replicas', () => {
     const fleet = view().update([summaryOf('a', a), summaryOf('b', replica(fast(40)))]);
     const health = a.engine.healthSummary(fleet);
     expect(health.operations.find((o) => o.operation === OP)?.requestCount).toBe(60);
+  });
+
+  it('holds as many operations as one replica may, counting the rest', () => {
+    const other = engineHarness();
+    other.clock.set(T0);
+    other.request('/other', 5);
+    const summaries = [summaryOf('a', replica(fast(5))), summaryOf('b', other)];
+    const capped = new FleetSnapshot(summaries, T0, 'a', [], 1);
+    expect(capped.operations).toEqual([OP]);
+    expect(capped.operationsLeftOut).toBe(1);
   });
 });
 
