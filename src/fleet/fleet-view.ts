@@ -183,7 +183,8 @@ export class FleetView {
   note(): string {
     const now = this.options.clock.now();
     const s = this.current();
-    const every = `${Math.round(this.options.publishIntervalMs / 1000)}s`;
+    const interval = this.options.publishIntervalMs;
+    const every = interval % 1000 === 0 ? `${interval / 1000}s` : `${interval}ms`;
     if (s) {
       const more = `${this.replicasLeftOut ? ` (${this.replicasLeftOut} more replicas not read)` : ''}${s.operationsLeftOut ? `, ${s.operationsLeftOut} operations beyond limits.max-operations left out` : ''}`;
       return `FLEET: figures merged from ${s.replicas.length} replica${s.replicas.length === 1 ? '' : 's'}${more} at ${iso(s.mergedAt)} (${ago(now - s.mergedAt)}); each replica publishes every ${every}`;

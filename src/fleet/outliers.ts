@@ -6,7 +6,7 @@
  * replica is an outlier on the operation when
  * - its error rate is at least ERROR_RATE_GAP (10 points) above the rest's and at least twice it, or
  * - its p99 is at least LATENCY_FACTOR (2x) the rest's and LATENCY_GAP_MS (10 ms) above it (the
- *   histogram reads within +-12 %, so 2x is never bucket noise), and at least SLOW_SHARE (5 %) of
+ *   histogram reads within +-12 %, so 2x is never bucket noise), and at least SLOW_SHARE (10 %) of
  *   its requests are that slow: a tail of its own, not one or two stragglers (with few requests a
  *   p99 is the slowest request).
  */
@@ -17,7 +17,7 @@ export const MIN_REQUESTS = 20;
 export const ERROR_RATE_GAP = 0.1;
 export const LATENCY_FACTOR = 2;
 export const LATENCY_GAP_MS = 10;
-export const SLOW_SHARE = 0.05;
+export const SLOW_SHARE = 0.1;
 /** Reasons kept per outlier replica, worst first. */
 const MAX_REASONS = 3;
 

@@ -113,13 +113,14 @@ describe.skipIf(!available)('a fleet of three replicas on Redis', () => {
     const a = replicas.get('replica-a')!;
     const b = replicas.get('replica-b')!;
     const c = replicas.get('replica-c')!;
-    // a: 60 fast requests with 2 slow ones; b: 60 fast; c: 60 of which 40 fail (its inventory is down).
-    await serve(a, 58);
+    // 20 requests each first (a fresh process's first requests are slow), then a: 38 fast and 2
+    // slow; b: 40 fast; c: 40 that fail (its inventory is down). 60 requests each.
+    await Promise.all([a, b, c].map((app) => serve(app, 20)));
+    await serve(a, 38);
     await fault(a, { delayMs: 120 });
     await serve(a, 2);
     await fault(a, {});
-    await serve(b, 60);
-    await serve(c, 20);
+    await serve(b, 40);
     await fault(c, { inventory: 'fail' });
     await serve(c, 40);
 
@@ -142,6 +143,8 @@ describe.skipIf(!available)('a fleet of three replicas on Redis', () => {
     expect(outliers[0]!.outlier!.reasons[0]).toMatchObject({ operation: OP, kind: 'errors' });
     expect(merged.reasons.some((r) => r.startsWith('replica replica-c is an outlier'))).toBe(true);
     const onA = await agent(a);
+    // Each replica merges on its own timer: wait for a's merge to hold every request too.
+    await expect.poll(async () => (await health(onA)).operations.find((o) => o.name === OP)?.requestCount, { timeout: 10_000, interval: 200 }).toBe(180);
     expect((await onA('get_service_health')).text).toMatch(
       /REPLICAS \(3 replicas, own status each\)\n\s+replica-c\s+\S+\s+last seen .* OUTLIER: GET \/orders\/\{id\} error rate 66\.7% vs 0\.0% on the other replicas \(60 vs 120 requests\)/,
     );
