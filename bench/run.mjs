@@ -6,6 +6,7 @@ const BENCHMARKS = [
   ['bench/store.mjs'],
   ['bench/store-request-path.mjs'],
   ['bench/fleet.mjs'],
+  ['bench/fleet-summary.mjs'],
   ['--expose-gc', 'bench/operation-memory.mjs'],
   ['bench/export-cost.mjs'],
   ['bench/agent-step.mjs'],

@@ -4,12 +4,16 @@
 // makes the inventory dependency fail; a scripted agent finds the incident with the MCP tools,
 // names the cause, acts, and verifies the effect. Exits 0 only when every step held.
 //
-//   --short   shorter phases (what `npm test` runs)
-//   --keep    leave the service running and print how to connect an MCP client
+//   --short        shorter phases (what `npm test` runs)
+//   --keep         leave the service running and print how to connect an MCP client
+//   --replicas N   run orders-service as a fleet of N replicas (2 to 5) on a redis-server this
+//                  demo starts on an ephemeral port (it must be on the PATH); the fault hits one
+//                  replica, and the agent finds it through the fleet view (REPLICAS, outlier)
 //
 // Ctrl-C (or SIGINT/SIGTERM to this process alone) stops every process it started within 1 s.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { clientSetups } from './client-setups.mjs';
@@ -17,6 +21,23 @@ import { clientSetups } from './client-setups.mjs';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHORT = process.argv.includes('--short');
 const KEEP = process.argv.includes('--keep');
+const replicasAt = process.argv.indexOf('--replicas');
+const REPLICAS = replicasAt === -1 ? 1 : Number(process.argv[replicasAt + 1]);
+if (!(Number.isInteger(REPLICAS) && REPLICAS >= 1 && REPLICAS <= 5)) {
+  console.log(`--replicas takes a whole number from 1 to 5; got "${process.argv[replicasAt + 1] ?? ''}"`);
+  process.exit(2);
+}
+const FLEET = REPLICAS > 1;
+if (FLEET) {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+  } catch {
+    console.log(`npm run demo -- --replicas ${REPLICAS} runs the replicas on a Redis store and needs redis-server on the PATH.
+Install it (Debian/Ubuntu: sudo apt-get install redis-server; Fedora: sudo dnf install redis; macOS: brew install redis),
+or run the demo on the embedded store: npm run demo`);
+    process.exit(1);
+  }
+}
 const LEARN_SECONDS = SHORT ? 12 : 25;
 const DEADLINE_MS = 170_000;
 const OPERATOR_TOKEN = 'demo-operator-token';
@@ -98,6 +119,25 @@ const collector = http.createServer((req, res) => {
 await new Promise((resolve) => collector.listen(0, '127.0.0.1', resolve));
 const collectorUrl = `http://127.0.0.1:${collector.address().port}`;
 
+// ---- a redis-server for a fleet: 127.0.0.1, an ephemeral port, nothing written to disk ----
+async function startRedis() {
+  const probe = net.createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = probe.address().port;
+  await new Promise((resolve) => probe.close(resolve));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  children.push(child);
+  for (let i = 0; i < 200; i++) {
+    const open = await new Promise((resolve) => {
+      const socket = net.createConnection({ host: '127.0.0.1', port }, () => socket.end(() => resolve(true)));
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return `redis://127.0.0.1:${port}`;
+    await sleep(25);
+  }
+  return fail(`redis-server did not listen on ${port}`);
+}
+
 // ---- the two services ----
 function start(args, options) {
   const child = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -115,38 +155,54 @@ function start(args, options) {
   });
 }
 
-log('starting inventory-service (a separate process) and orders-service under node --import ./register.mjs');
+const storeUrl = FLEET ? await startRedis() : undefined;
+if (FLEET) log(`redis-server at ${storeUrl}: the state store of a fleet of ${REPLICAS} orders-service replicas`);
+log(`starting inventory-service (a separate process) and orders-service${FLEET ? ` x${REPLICAS}` : ''} under node --import ./register.mjs`);
 const inventory = await start(['demo/inventory-service.mjs'], { cwd: ROOT });
 const inventoryUrl = `http://127.0.0.1:${inventory.port}`;
-const orders = await start(['--import', '../../register.mjs', 'dist/app.js'], {
-  cwd: `${ROOT}demo/orders-service`,
-  env: {
-    ...process.env,
-    INVENTORY_URL: inventoryUrl,
-    OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_METRICS_EXPORTER: 'none',
-    OTEL_BSP_SCHEDULE_DELAY: '500',
-    OTEL_BLRP_SCHEDULE_DELAY: '200',
-    NODE_NO_WARNINGS: '1',
-  },
-}).catch((error) => fail(error.message));
-let mcpUrl;
-for (let i = 0; i < 100 && !mcpUrl; i++) {
-  mcpUrl = /MCP tool server listening at (\S+)/.exec(orders.stderr())?.[1];
-  if (!mcpUrl) await sleep(50);
+const startOrders = (replica) =>
+  start(['--import', '../../register.mjs', 'dist/app.js'], {
+    cwd: `${ROOT}demo/orders-service`,
+    env: {
+      ...process.env,
+      ...(FLEET && { SVC_STORE_URL: storeUrl, SVC_FLEET_INSTANCE_ID: `orders-${replica}`, SVC_FLEET_PUBLISH_INTERVAL: '1s', SVC_FLEET_REPLICA_TTL: '10s' }),
+      INVENTORY_URL: inventoryUrl,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_BSP_SCHEDULE_DELAY: '500',
+      OTEL_BLRP_SCHEDULE_DELAY: '200',
+      NODE_NO_WARNINGS: '1',
+    },
+  }).catch((error) => fail(error.message));
+async function toolServerUrl(service) {
+  for (let i = 0; i < 100; i++) {
+    const url = /MCP tool server listening at (\S+)/.exec(service.stderr())?.[1];
+    if (url) return url;
+    await sleep(50);
+  }
+  return fail(`the tool server did not start:\n${service.stderr()}`);
 }
-if (!mcpUrl) await fail(`the tool server did not start:\n${orders.stderr()}`);
-log(`orders-service on http://127.0.0.1:${orders.port}, MCP tool server at ${mcpUrl}`);
+const replicas = await Promise.all(Array.from({ length: REPLICAS }, (_, i) => startOrders(i + 1)));
+for (const [i, replica] of replicas.entries()) {
+  replica.id = `orders-${i + 1}`;
+  replica.mcpUrl = await toolServerUrl(replica);
+  log(`orders-service${FLEET ? ` ${replica.id}` : ''} on http://127.0.0.1:${replica.port}, MCP tool server at ${replica.mcpUrl}`);
+}
+const orders = replicas[0];
+const mcpUrl = orders.mcpUrl;
 
 // ---- traffic: 4 connections, 80 % order lookups, 20 % new orders ----
 const stats = { ok: 0, errors: 0, latencies: [] };
 let trafficOn = true;
 const agentHttp = new http.Agent({ keepAlive: true });
+let sent = 0;
 function request(method, path) {
+  // Round robin over the replicas, as a load balancer would.
+  const port = replicas[sent++ % replicas.length].port;
   return new Promise((resolve) => {
     const begin = performance.now();
-    const req = http.request({ host: '127.0.0.1', port: orders.port, method, path, agent: agentHttp }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent: agentHttp }, (res) => {
       res.resume();
       res.on('end', () => {
         stats.latencies.push(performance.now() - begin);
@@ -173,10 +229,10 @@ async function trafficLoop(seed) {
 const loops = [1, 2, 3, 4].map((seed) => trafficLoop(seed * 1000));
 
 // ---- MCP clients: an observer for the progress line, the operator agent ----
-async function connect(token, name) {
+async function connect(token, name, url = mcpUrl) {
   // MCP 2026-07-28: no session, the protocol version and capabilities in every request's _meta.
   const client = new Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-agent-name': name } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-agent-name': name } } }));
   return async (tool, args = {}) => {
     const result = await client.callTool({ name: tool, arguments: args });
     return { ...result, text: result.content.map((c) => c.text ?? '').join('\n') };
@@ -221,23 +277,41 @@ await waitFor('a healthy service', async () => (await currentStatus()) === 'HEAL
 log(`baselines learned; service ${lastStatus}`);
 
 // ---- 2. the fault ----
-log('phase 2: FAULT: release-bot enables feature flag new_stock_check (per-line stock on inventory /v2, which is failing)');
+// In a fleet the flag reaches one replica first (a canary): the fleet view names it the outlier.
+const faulty = replicas[replicas.length - 1];
+log(`phase 2: FAULT: release-bot enables feature flag new_stock_check${FLEET ? ` on ${faulty.id}` : ''} (per-line stock on inventory /v2, which is failing)`);
 await new Promise((resolve) => {
-  const req = http.request({ host: '127.0.0.1', port: orders.port, method: 'POST', path: '/admin/flags', headers: { 'content-type': 'application/json' } }, (res) => res.resume().on('end', resolve));
+  const req = http.request({ host: '127.0.0.1', port: faulty.port, method: 'POST', path: '/admin/flags', headers: { 'content-type': 'application/json' } }, (res) => res.resume().on('end', resolve));
   req.end('{"new_stock_check":true}');
 });
 const eventsBefore = events.length;
 await waitFor('an anomaly on GET /orders/{id}', async () => events.slice(eventsBefore).some((e) => e.name === 'svc.anomaly.detected' && e.fields.operation === OPERATION), 30_000);
 
 // ---- 3. the agent: Observe, Diagnose, Act, Verify ----
-const agent = await connect(OPERATOR_TOKEN, 'sre-agent');
+let agent = await connect(OPERATOR_TOKEN, 'sre-agent');
 const show = (tool, result) => {
   console.log(`\n── ${tool} ${result.isError ? '(error)' : ''}\n${indent(result.text)}\n`);
   return result;
 };
 log('phase 3: the agent (operator role) takes over');
+let outlier;
+if (FLEET) {
+  // The fleet view merges each replica's summary every second: wait until it names the bad replica.
+  await waitFor(
+    'the fleet view to name an outlier replica',
+    async () => (outlier = (await agent('get_service_health', { format: 'json' })).structuredContent?.replicas?.find((r) => r.outlier)?.id),
+    30_000,
+  );
+}
 const health = show('get_service_health', await agent('get_service_health'));
 if (!/STATUS: (DEGRADED|CRITICAL)/.test(health.text)) await fail('get_service_health did not show the problem');
+if (FLEET) {
+  // Incidents and remediation are this replica's own: the agent moves to the outlier's tool server.
+  const target = replicas.find((r) => r.id === outlier);
+  log(`the fleet view names ${outlier} the outlier replica; the agent connects to its tool server at ${target?.mcpUrl}`);
+  if (!target) await fail(`no replica named ${outlier}`);
+  agent = await connect(OPERATOR_TOKEN, 'sre-agent', target.mcpUrl);
+}
 
 const context = show('get_incident_context', await agent('get_incident_context', { operation_name: OPERATION }));
 const incidentId = /INCIDENT (INC-\d{8}-[0-9a-z]{5}-\d{4})/.exec(context.text)?.[1];
@@ -257,7 +331,7 @@ let executed = show('execute_remediation', await agent('execute_remediation', { 
 const approvalId = /Approval request (APR-\S+) is open/.exec(executed.text)?.[1];
 if (approvalId) {
   // The rollback needs approval: alice, the on-call lead, approves it with her own credential.
-  const lead = await connect(APPROVER_TOKEN, 'alice');
+  const lead = await connect(APPROVER_TOKEN, 'alice', replicas.find((r) => r.id === outlier)?.mcpUrl ?? mcpUrl);
   show('execute_remediation (alice approves)', await lead('execute_remediation', { action_name: `approve:${approvalId}`, reason: `rollback of new_stock_check for ${incidentId}` }));
   executed = show('execute_remediation', await agent('execute_remediation', { action_name: action, reason, approved_by: approvalId }));
 }
@@ -265,7 +339,20 @@ if (executed.isError) await fail(`execute_remediation failed: ${executed.text}`)
 await agent('add_session_entry', { session_id: sessionId, type: 'ACTION', content: `executed ${action}${approvalId ? ` (approval ${approvalId})` : ''}` });
 
 log('phase 4: waiting until the service is healthy again and the verification delay has passed');
-await waitFor('a healthy service', async () => (await currentStatus()) === 'HEALTHY', 90_000);
+if (FLEET) {
+  // Two or more replicas on a shared machine have tail latencies of their own: the fleet is back
+  // when no replica stands out and the operation's errors are gone.
+  await waitFor(
+    'the fleet to recover (no outlier replica, errors under 1%)',
+    async () => {
+      const fleet = (await observer('get_service_health', { format: 'json' })).structuredContent;
+      const op = fleet?.operations?.find((o) => o.name === OPERATION);
+      return fleet?.replicas?.length === REPLICAS && !fleet.replicas.some((r) => r.outlier) && op && op.errorRate < 0.01;
+    },
+    90_000,
+  );
+  log('the fleet recovered: no outlier replica, errors under 1%');
+} else await waitFor('a healthy service', async () => (await currentStatus()) === 'HEALTHY', 90_000);
 let verified;
 await waitFor(
   'the verification',
@@ -287,6 +374,7 @@ show('get_session', await agent('get_session', { session_id: sessionId }));
 clearInterval(progress);
 console.log('VERDICT');
 const checks = [
+  ...(FLEET ? [[`outlier replica named: ${outlier ?? 'none'}`, outlier === faulty.id]] : []),
   [`incident found: ${incidentId}`, Boolean(incidentId)],
   [`cause named: ${cause ?? 'none'}`, Boolean(cause?.includes('new_stock_check'))],
   [`action taken: ${action}`, !executed.isError],

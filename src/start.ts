@@ -17,6 +17,8 @@ import { type ConfigProblem, formatProblem } from './config/config-source.js';
 import { type LoadConfigOptions, loadConfig } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
 import { startupChecks } from './config/startup-checks.js';
+import type { FleetView } from './fleet/fleet-view.js';
+import { startFleet } from './fleet/start-fleet.js';
 import { frontendTelemetry, startFrontendListener } from './frontend/start-frontend.js';
 import { startToolServer } from './mcp/start-tool-server.js';
 import type { ToolServer } from './mcp/tool-server.js';
@@ -116,13 +118,14 @@ function undeclaredAgentProblems(config: ResolvedConfig): ConfigProblem[] {
  * the remediation actions registered before, and its set of own ports (not traced as the app's).
  * The composition root: src/mcp reaches the process's state only through these callbacks.
  */
-export async function launchToolServer(config: ResolvedConfig, engine: AnalysisEngine, metadata: ServiceMetadata, persisted?: OpenedState): Promise<ToolServer> {
+export async function launchToolServer(config: ResolvedConfig, engine: AnalysisEngine, metadata: ServiceMetadata, persisted?: OpenedState, fleet?: FleetView): Promise<ToolServer> {
   const state = runtime();
   const server = await startToolServer(config, engine, metadata, {
     tools: state.tools,
     agents: state.agents,
     ...(state.frontend && { frontend: state.frontend }),
     ...(persisted && { state: persisted }),
+    ...(fleet && { fleet }),
     takePendingActions: () => state.pendingActions.splice(0),
     onRemediation: (remediation) => {
       state.remediation = remediation;
@@ -205,15 +208,22 @@ function startOrThrow(options: StartOptions): Svc {
   const namespace = serviceNameFromEnv(env) ?? applicationName(process.argv[1], cwd) ?? 'unknown_service:node';
   const state = engine ? openStateFromConfig(config, namespace, cwd, env, reportState) : undefined;
   runtime().state = state?.writer;
+  // On Redis, replicas of one service form a fleet: the tools show it (docs/state.md, Fleet view).
+  const fleet = engine && state ? startFleet(config, engine, state, reportState) : undefined;
 
   setTimeout(settleTopology, TOPOLOGY_SETTLE_MS).unref();
   process.once('beforeExit', settleTopology);
   const shutdownTimeoutMs = config.get<number>('telemetry.shutdown-timeout');
   // The end of the process also writes the state changes still queued (SQLite's first batch even at a bare process.exit()).
+  // The fleet's last summary goes out before the store's connection closes.
+  const closeStateAndFleet = async (): Promise<void> => {
+    await fleet?.link.stop();
+    if (state) await closeState(state);
+  };
   const flushable = state
     ? {
         forceFlush: () => Promise.all([telemetry.forceFlush(), state.writer.flush()]).then(() => undefined),
-        shutdown: () => Promise.all([telemetry.shutdown(), closeState(state)]).then(() => undefined),
+        shutdown: () => Promise.all([telemetry.shutdown(), closeStateAndFleet()]).then(() => undefined),
       }
     : telemetry;
   const removeHooks = installShutdownHooks(flushable, {
@@ -227,7 +237,7 @@ function startOrThrow(options: StartOptions): Svc {
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
   // A refused tool server was reported above, with why, by startupChecks.
   if (engine && config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
-    launchToolServer(config, engine, metadata, state).catch((error: unknown) => {
+    launchToolServer(config, engine, metadata, state, fleet?.view).catch((error: unknown) => {
       process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
     });
   } else if (engine && state) {
@@ -256,7 +266,7 @@ function startOrThrow(options: StartOptions): Svc {
       runtime().toolServer = undefined;
       await runtime().frontendListener?.stop();
       runtime().frontendListener = undefined;
-      await settledWithin(state ? closeState(state) : Promise.resolve(), shutdownTimeoutMs);
+      await settledWithin(closeStateAndFleet(), shutdownTimeoutMs);
       if (runtime().state === state?.writer) runtime().state = undefined;
       runtime().active = false;
       decoratorRegistry().active = false;

@@ -28,7 +28,7 @@ import { type Clock, SpanClock, systemClock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
 import type { EmitEvent } from './emit-event.js';
 import { ErrorCategories, errorCategoryOf } from './error-categories.js';
-import { HealthAggregator, type HealthSummary } from './health-aggregator.js';
+import { type FleetFigures, HealthAggregator, type HealthSummary } from './health-aggregator.js';
 import { logLatency } from './log-latency.js';
 import type { MinuteHistory } from './minute-history.js';
 import { type ColdStart, type IncidentPattern, type OperationWindow, PATTERN_DESCRIPTIONS, PatternMatcher } from './pattern-matcher.js';
@@ -309,8 +309,9 @@ export class Engine {
     return this.serviceNameOf();
   }
 
-  healthSummary(): HealthSummary {
-    return this.health.getHealthSummary(this.serviceNameOf());
+  /** With `fleet`, operations and SLOs are the fleet's (src/fleet). */
+  healthSummary(fleet?: FleetFigures): HealthSummary {
+    return this.health.getHealthSummary(this.serviceNameOf(), fleet);
   }
 
   /**

@@ -27,9 +27,9 @@ import { BoundedMap } from './bounded-map.js';
 import type { CircuitBreakers } from './circuit-breakers.js';
 import { type Clock, systemClock } from './clock.js';
 import { DependencyHealth, type DependencyState } from './dependency-health.js';
-import { MinuteHistory, type MinuteStats } from './minute-history.js';
+import { MinuteHistory, type MinuteStats, type MinuteSummary } from './minute-history.js';
 import type { RollingBaselineProvider } from './rolling-baseline-provider.js';
-import type { SloCompliance, SloTracker } from './slo-tracker.js';
+import type { SloCompliance, SloStatus, SloTracker } from './slo-tracker.js';
 
 export type ServiceStatus = 'HEALTHY' | 'DEGRADED' | 'CRITICAL';
 
@@ -87,6 +87,20 @@ export interface HealthSummary {
   readonly slos: readonly SloSummary[];
   readonly reasons: readonly string[];
 }
+
+/**
+ * A fleet's figures (src/fleet), judged instead of this process's own: the operations' requests,
+ * errors and percentiles merged from every replica's histograms, and SLOs from summed counts.
+ * Baselines, warm-up, dependencies and breakers stay this process's.
+ */
+export interface FleetFigures {
+  /** Operations with traffic in any replica's recent minutes. */
+  readonly operations: readonly string[];
+  recentOf(operation: string): MinuteSummary | undefined;
+  readonly slos: readonly SloStatus[];
+}
+
+const NO_REQUESTS: MinuteSummary = { count: 0, errors: 0, errorRate: 0, p50: 0, p99: 0 };
 
 export interface HealthAggregatorOptions {
   readonly clock?: Clock;
@@ -164,10 +178,11 @@ export class HealthAggregator {
     return this.history.get(operation)?.series(this.clock.now(), minutes) ?? [];
   }
 
-  getOperationHealth(operation: string): OperationHealth | undefined {
+  /** With `fleet`, the operation's figures are the fleet's. */
+  getOperationHealth(operation: string, fleet?: FleetFigures): OperationHealth | undefined {
     const history = this.history.get(operation);
-    if (!history) return undefined;
-    const recent = history.summary(this.clock.now(), this.recentMinutes);
+    if (!history && !fleet) return undefined;
+    const recent = fleet ? (fleet.recentOf(operation) ?? NO_REQUESTS) : history!.summary(this.clock.now(), this.recentMinutes);
     const baseline = this.baselines.getBaseline(operation);
     const expectedErrorRate = this.options.expectedErrorRate?.(operation);
     const rolling = this.options.rollingBaselines;
@@ -202,8 +217,10 @@ export class HealthAggregator {
     };
   }
 
-  getHealthSummary(serviceName: string): HealthSummary {
-    const operations = this.operations().map((op) => this.getOperationHealth(op)!);
+  /** With `fleet`, operations and SLOs are the fleet's. */
+  getHealthSummary(serviceName: string, fleet?: FleetFigures): HealthSummary {
+    const names = fleet ? [...new Set([...fleet.operations, ...this.operations()])] : this.operations();
+    const operations = names.map((op) => this.getOperationHealth(op, fleet)!);
     const dependencies: DependencySummary[] = this.dependencyHealth.statuses().map((d) => ({
       name: d.name,
       state: d.state,
@@ -213,7 +230,7 @@ export class HealthAggregator {
       stale: d.stale,
       lastCallAt: d.lastCallAt,
     }));
-    const statuses = this.slos.statuses();
+    const statuses = fleet ? fleet.slos : this.slos.statuses();
     const slos: SloSummary[] = statuses.map((s) => ({ name: s.name, budgetRemaining: s.budgetRemaining, burnRate: s.burnRate, compliance: s.compliance }));
     const critical: string[] = [];
     const degraded: string[] = [];

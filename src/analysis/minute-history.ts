@@ -36,6 +36,14 @@ export interface MinuteSummary {
   readonly p99: number;
 }
 
+/** One minute's requests, errors and latency histogram (src/analysis/latency-histogram.ts). */
+export interface MinuteCounts {
+  readonly minuteStart: number;
+  readonly count: number;
+  readonly errors: number;
+  readonly histogram: Uint32Array;
+}
+
 export class MinuteHistory {
   private readonly ring: TimeRing;
   private readonly histograms: (Uint32Array | undefined)[];
@@ -99,6 +107,14 @@ export class MinuteHistory {
       [0.5, 0.99],
     ) as [number, number];
     return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
+  }
+
+  /**
+   * Each minute with traffic of the last `count` minutes (oldest first) with its counts and its
+   * histogram, not copied (read it before the next request): what a replica publishes to its fleet.
+   */
+  minuteCounts(now: number, count: number): MinuteCounts[] {
+    return this.recent(now, count).map(({ start, slot }) => ({ minuteStart: start, count: this.ring.get(slot, COUNT), errors: this.ring.get(slot, ERRORS), histogram: this.histograms[slot]! }));
   }
 
   /** One entry per minute with traffic over the last `count` minutes (the current one included), oldest first. */

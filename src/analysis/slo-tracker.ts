@@ -94,6 +94,23 @@ export interface SloAlert {
   readonly burnRate: number;
 }
 
+/** An SLO's event counts, as a replica publishes them to its fleet: counts add up across replicas. */
+export interface SloCounts {
+  /** Events and bad events in the window. */
+  readonly total: number;
+  readonly bad: number;
+  /** Events over the window the budget is taken of (counted, or expected at the observed rate). */
+  readonly windowEvents: number;
+  readonly observedMs: number;
+  /** [events, bad events] in the 5 m, 30 m, 1 h and 6 h burn windows. */
+  readonly burn: {
+    readonly fiveMinutes: readonly [number, number];
+    readonly thirtyMinutes: readonly [number, number];
+    readonly oneHour: readonly [number, number];
+    readonly sixHours: readonly [number, number];
+  };
+}
+
 export const DEFAULT_SLO_WINDOW_MS = 30 * 24 * 60 * 60_000;
 export const DEFAULT_SLO_MIN_EVENTS = 100;
 const SECOND = 1000;
@@ -313,6 +330,21 @@ export class SloTracker {
     return [...this.slos.values()].map((s) => this.statusOf(s));
   }
 
+  /** The SLO's counts, which add up across the replicas of a fleet. */
+  countsOf(name: string): SloCounts | undefined {
+    const slo = this.slos.get(name);
+    if (!slo) return undefined;
+    const now = this.clock.now();
+    const pair = (ring: TimeRing): [number, number] => [ring.total(now, TOTAL), ring.total(now, BAD)];
+    return {
+      total: slo.window.total(now, TOTAL),
+      bad: slo.window.total(now, BAD),
+      windowEvents: slo.windowEvents(now),
+      observedMs: Math.min(slo.definition.windowMs, now - slo.startedAt),
+      burn: { fiveMinutes: pair(slo.fiveMinutes), thirtyMinutes: pair(slo.thirtyMinutes), oneHour: pair(slo.oneHour), sixHours: pair(slo.sixHours) },
+    };
+  }
+
   /** Alerts raised since the last call (each tier once per crossing). */
   checkAlerts(): readonly SloAlert[] {
     const now = this.clock.now();
@@ -377,4 +409,50 @@ export class SloTracker {
       windowEvents: slo.windowEvents(now),
     };
   }
+}
+
+const burnOfCounts = ([total, bad]: readonly [number, number], allowed: number): number => (total === 0 ? 0 : roundRate(bad / total / allowed));
+
+/**
+ * The status of an SLO from counts summed over the replicas of a fleet, by the same rules as one
+ * process's, except the budget: bad events over the allowed bad events of the summed window
+ * events (1 - bad / ((1 - target) x events)), as the counts carry no time of pricing.
+ */
+export function sloStatusFromCounts(definition: SloDefinition, counts: SloCounts): SloStatus {
+  const windowMs = definition.windowMs ?? DEFAULT_SLO_WINDOW_MS;
+  const minEvents = definition.minEvents ?? DEFAULT_SLO_MIN_EVENTS;
+  const allowed = allowedBadFraction(definition.target);
+  const sufficient = counts.total >= minEvents;
+  const minBurn = (threshold: number) => Math.max(minEvents, Math.floor(1 / (threshold * allowed)) + 1);
+  const burnRates = {
+    oneHour: burnOfCounts(counts.burn.oneHour, allowed),
+    fiveMinutes: burnOfCounts(counts.burn.fiveMinutes, allowed),
+    sixHours: burnOfCounts(counts.burn.sixHours, allowed),
+    thirtyMinutes: burnOfCounts(counts.burn.thirtyMinutes, allowed),
+  };
+  const fastBurn = sufficient && counts.burn.oneHour[0] >= minBurn(FAST_BURN) && burnRates.oneHour > FAST_BURN && burnRates.fiveMinutes > FAST_BURN;
+  const slowBurn = sufficient && counts.burn.sixHours[0] >= minBurn(SLOW_BURN) && burnRates.sixHours > SLOW_BURN && burnRates.thirtyMinutes > SLOW_BURN;
+  const allowedBad = allowed * counts.windowEvents;
+  const budgetRemaining = !sufficient || allowedBad <= 0 ? 1 : Math.min(1, Math.max(0, roundRate(1 - counts.bad / allowedBad)));
+  const compliance: SloCompliance = !sufficient ? 'INSUFFICIENT_DATA' : budgetRemaining <= 0 ? 'VIOLATED' : budgetRemaining <= 0.5 || fastBurn || slowBurn ? 'AT_RISK' : 'HEALTHY';
+  return {
+    name: definition.name,
+    operationName: definition.operationName,
+    type: definition.type,
+    target: definition.target,
+    actual: counts.total === 0 ? 1 : (counts.total - counts.bad) / counts.total,
+    budgetRemaining,
+    burnRate: burnOfCounts([counts.total, counts.bad], allowed),
+    compliance,
+    totalRequests: counts.total,
+    failedRequests: counts.bad,
+    windowMs,
+    latencyThresholdMs: definition.latencyThresholdMs,
+    burnRates,
+    fastBurn,
+    slowBurn,
+    minEvents,
+    observedMs: counts.observedMs,
+    windowEvents: counts.windowEvents,
+  };
 }

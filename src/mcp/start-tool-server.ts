@@ -10,6 +10,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { AgentActivity } from '../agentic/agent-activity.js';
 import type { Engine } from '../analysis/engine.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
+import type { FleetView } from '../fleet/fleet-view.js';
 import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import { Approvals } from '../incidents/approvals.js';
 import { AuditTrail } from '../incidents/audit-trail.js';
@@ -48,11 +49,13 @@ export interface ToolServerHost {
   readonly frontend?: FrontendTelemetry;
   /** The state store: what the tools hold is written there, and the previous run's state restored. */
   readonly state?: OpenedState;
+  /** The fleet this replica belongs to (Redis store): health, SLOs and trends show it. */
+  readonly fleet?: FleetView;
 }
 
 /** The services tools act on, built from configuration; with `state`, what they hold goes to the state store. */
-export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, host: Pick<ToolServerHost, 'agents' | 'frontend' | 'state'> = {}): ToolServices {
-  const { agents, frontend, state } = host;
+export function toolServices(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, host: Pick<ToolServerHost, 'agents' | 'frontend' | 'state' | 'fleet'> = {}): ToolServices {
+  const { agents, frontend, state, fleet } = host;
   const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
   const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
   const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'));
@@ -92,6 +95,7 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
     ...(agents && { agents }),
     ...(frontend && { frontend }),
     ...(state && { store: () => state.writer.status() }),
+    ...(fleet && { fleet }),
   };
 }
 

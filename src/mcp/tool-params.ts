@@ -94,9 +94,9 @@ export function operationName<R extends boolean = true>(options: OperationNameOp
 }
 
 /** `given` in the canonical spelling, when some operation has that name; else a ToolError with the closest known name. */
-export function requireKnownOperation(services: Pick<ToolServices, 'engine' | 'metadata'>, given: string): string {
+export function requireKnownOperation(services: Pick<ToolServices, 'engine' | 'metadata' | 'fleet'>, given: string): string {
   const name = canonicalOperationName(given);
-  const known = new Set([...services.engine.health.operations(), ...services.metadata.operations.names()]);
+  const known = new Set([...services.engine.health.operations(), ...services.metadata.operations.names(), ...(services.fleet?.current()?.operations ?? [])]);
   if (known.has(name)) return name;
   const suggestion = didYouMean(name, known);
   const some = [...known].slice(0, 10).map(shortName);

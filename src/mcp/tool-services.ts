@@ -1,6 +1,7 @@
 /** What tool handlers read and act on: analysis, metadata, incidents, remediation, sessions. */
 import type { AgentActivity } from '../agentic/agent-activity.js';
 import type { Engine } from '../analysis/engine.js';
+import type { FleetView } from '../fleet/fleet-view.js';
 import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import type { AuditTrail } from '../incidents/audit-trail.js';
 import type { IncidentTracker } from '../incidents/incident-tracker.js';
@@ -26,4 +27,6 @@ export interface ToolServices {
   readonly frontend?: FrontendTelemetry;
   /** The state store's status (get_service_health notes a degraded one); absent: state is not persisted. */
   readonly store?: () => StoreStatus;
+  /** The fleet of replicas on Redis (src/fleet): health, SLOs, the summary and trends show it; absent: no fleet. */
+  readonly fleet?: FleetView;
 }

@@ -11,12 +11,17 @@
  * expected error rate is set (rule 9). Operations still learning a baseline are counted on the
  * OPERATIONS line with their samples (at most three named). Dependencies with no call in their
  * window are stale: named apart, not as problems.
+ *
+ * In a fleet the figures are the fleet's; a REPLICAS line counts replicas and names outliers, and a
+ * FLEET line says how fresh the merge is.
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
+import type { FleetSnapshot } from '../../fleet/fleet-view.js';
 import { cutField } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { headerLine, isoTime, listSome, ms, percent, plural, withBaseline } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
+import { outlierText, withOutliers } from './fleet-lines.js';
 import { operationsWorstFirst } from './worst-first.js';
 
 const TOP_ISSUES = 5;
@@ -30,7 +35,8 @@ export const getExecutiveSummary = defineTool({
   permission: 'READ',
   readOnly: true,
   handler(_args, { services }) {
-    const summary = services.engine.healthSummary();
+    const fleet = services.fleet?.current();
+    const summary = withOutliers(services.engine.healthSummary(fleet), fleet);
     const elevated = summary.operations.filter((op) => op.elevated).sort(operationsWorstFirst);
     const slos = summary.slos;
     const atRisk = slos.filter((s) => s.compliance === 'AT_RISK').length;
@@ -85,10 +91,18 @@ export const getExecutiveSummary = defineTool({
         ...(issues.length ? issues : ['  none']),
         `SLO BUDGET: ${sloLine}`,
         `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last ${services.engine.health.recentMinutes} minutes${learningNote}`,
+        ...(services.fleet ? [replicasLine(fleet), services.fleet.note()] : []),
       ].join('\n'),
     );
   },
 });
+
+/** `REPLICAS: 3, 1 outlier (pod-b: POST /orders error rate ...)`. */
+function replicasLine(fleet: FleetSnapshot | undefined): string {
+  if (!fleet) return 'REPLICAS: not merged (see FLEET)';
+  const outliers = fleet.outliers.map((o) => `${cutField(o.replica, MAX_NAME)}: ${cutField(outlierText(o).slice('OUTLIER: '.length), 200)}`);
+  return `REPLICAS: ${fleet.replicas.length}${outliers.length ? `, ${plural(outliers.length, 'outlier')} (${listSome(outliers, 2)})` : ', no outlier'}`;
+}
 
 /** "all 4 operations within baseline", or with learning ones "3 of 4 operations within baseline, 1 learning". */
 function withinBaseline(total: number, learning: number): string {

@@ -15,16 +15,23 @@
  * WHAT IS HAPPENING gains a `Guardrails:` line when agents inside the app (src/agentic) were
  * stopped by a guardrail while running in this operation in the last hour: how many trips, then the
  * latest three (time, agent, guardrail, limit and observed value), cut like the other free text.
+ *
+ * In a fleet with an outlier replica (docs/state.md, Fleet view) a REPLICAS block names it (at most
+ * three, the outliers on this operation first, each line cut at 1,000 characters); the figures
+ * above it are this replica's own.
  */
 import type { GuardrailTrip } from '../../agentic/agent-activity.js';
 import type { Engine } from '../../analysis/engine.js';
 import { PATTERN_DESCRIPTIONS } from '../../analysis/pattern-matcher.js';
+import type { FleetSnapshot } from '../../fleet/fleet-view.js';
+import type { Outlier } from '../../fleet/outliers.js';
 import { buildIncidentContext, type ChangeLine, type IncidentContext } from '../../incidents/incident-context.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, type PageRequest, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { blocks, fields, isoTime, ms, percent, plural, section, withBaseline } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { operationName, page } from '../tool-params.js';
+import { outlierText } from './fleet-lines.js';
 import { operationsWorstFirst } from './worst-first.js';
 
 export const getIncidentContext = defineTool({
@@ -42,9 +49,25 @@ export const getIncidentContext = defineTool({
     const context = buildIncidentContext(operation, services);
     const trips = services.agents?.recentTrips(operation) ?? [];
     const text = boundedContext(request, context, services.engine);
-    return textResult(trips.length ? withGuardrailTrips(text, trips, fieldChars(maxBytes)) : text);
+    const withTrips = trips.length ? withGuardrailTrips(text, trips, fieldChars(maxBytes)) : text;
+    const replicas = services.fleet && replicasBlock(services.fleet.current(), operation);
+    return textResult(replicas ? `${withTrips}\n\n${replicas}` : withTrips);
   },
 });
+
+/**
+ * REPLICAS, in a fleet with an outlier replica: the outliers on this operation first. The figures
+ * above are this replica's own; get_service_health shows the fleet's.
+ */
+function replicasBlock(fleet: FleetSnapshot | undefined, operation: string): string | undefined {
+  if (!fleet?.outliers.length) return undefined;
+  const onThis = (o: Outlier) => o.reasons.some((r) => r.operation === operation);
+  const outliers = [...fleet.outliers].sort((a, b) => Number(onThis(b)) - Number(onThis(a)));
+  return section(
+    `REPLICAS (${plural(fleet.replicas.length, 'replica')}; the figures above are this replica's own)`,
+    outliers.slice(0, 3).map((o) => cutField(`${shownName(o.replica)}${onThis(o) ? '' : ' (on other operations)'}: ${outlierText(o)}`, 1000)),
+  );
+}
 
 /** The context as shown: with its one-line summary, every field cut to fit. */
 interface ShownContext extends IncidentContext {

@@ -21,6 +21,14 @@
  * STATE STORE, a last line only when the state store is degraded, fell back to memory, did not
  * load the previous run's state or dropped writes (store-note.ts); `store` in JSON, the same text.
  *
+ * In a fleet (docs/state.md, Fleet view) operations and SLOs are the fleet's, merged from every
+ * replica's histograms; REPLICAS lists each replica (id, own status, last seen, start, OUTLIER with
+ * why), outliers first, paged like the other lists; an outlier is a reason and makes the status
+ * DEGRADED at least; a FLEET line says how fresh the merge is or why the figures are this
+ * replica's own. JSON adds `replicas: [{ id, self, status, reason, lastSeen, startedAt,
+ * outlier: { operations, reasons: [{ operation, kind, value, rest, requests, restRequests }] } | null }]`
+ * and `fleet: { merged, mergedAt, replicas, note }`.
+ *
  * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
  * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos[, agents] },
  *   nextPage: string | null, reasons: string[],
@@ -40,11 +48,13 @@
 import { type AgentSummary, GUARDRAILS, WINDOW_MINUTES } from '../../agentic/agent-activity.js';
 import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
 import type { ColdStart } from '../../analysis/pattern-matcher.js';
+import type { ReplicaInfo } from '../../fleet/fleet-view.js';
 import { callFor, cutField, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { blocks, columns, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { format, page } from '../tool-params.js';
+import { fleetJson, replicaCells, replicaJson, replicaKind, replicaRank, withOutliers } from './fleet-lines.js';
 import { storeNote } from './store-note.js';
 import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloKind, slosWorstFirst } from './worst-first.js';
 
@@ -67,7 +77,9 @@ export const getServiceHealth = defineTool({
       page: args.page,
       call: callFor('get_service_health', { format: args.format === 'json' ? 'json' : undefined }),
     };
-    const summary = services.engine.healthSummary();
+    const fleet = services.fleet?.current();
+    const summary = withOutliers(services.engine.healthSummary(fleet), fleet);
+    const replicas = services.fleet && { replicas: fleet?.replicas ?? [], now: services.engine.clock.now() };
     const operations = [...summary.operations].sort(operationsWorstFirst);
     const dependencies = [...summary.dependencies].sort(dependenciesWorstFirst);
     const slos = [...summary.slos].sort(slosWorstFirst);
@@ -76,10 +88,11 @@ export const getServiceHealth = defineTool({
     const agents = [...(services.agents?.summaries() ?? [])].sort(agentsWorstFirst);
     const note = storeNote(services.store?.());
     if (args.format === 'text') {
-      const text = healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf, agents);
-      return textResult(note ? `${text}\n\n${note}` : text);
+      const text = healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf, agents, replicas);
+      return textResult(blocks(text, services.fleet?.note(), note));
     }
-    const json = healthJson(request, summary, operations, dependencies, slos, windowMs, coldStartOf, agents);
+    const json = healthJson(request, summary, operations, dependencies, slos, windowMs, coldStartOf, agents, replicas?.replicas);
+    if (services.fleet) (json as Record<string, unknown>).fleet = fleetJson(services.fleet, fleet);
     if (note) (json as Record<string, unknown>).store = note;
     return textResult(JSON.stringify(json, null, 2), json);
   },
@@ -95,7 +108,17 @@ function healthText(
   windowMs: number,
   coldStartOf: (operation: string) => ColdStart | undefined,
   agents: readonly AgentSummary[],
+  fleet: { replicas: readonly ReplicaInfo[]; now: number } | undefined,
 ): string {
+  const replicaListing = fleet && {
+    noun: 'replica',
+    items: columns(
+      fleet.replicas.map((r) => replicaCells(r, fleet.now)),
+      MAX_COLUMN,
+    ),
+    kinds: fleet.replicas.map(replicaKind),
+    ranks: fleet.replicas.map(replicaRank),
+  };
   const reasons = summary.reasons.map((r) => cutField(r, MAX_REASON_CHARS));
   const agentListing = {
     noun: 'agent',
@@ -135,16 +158,21 @@ function healthText(
       },
       { noun: 'reason', items: reasons },
       ...(agents.length ? [agentListing] : []),
+      ...(replicaListing ? [replicaListing] : []),
     ],
-    ([operationLines, dependencyLines, sloLines, reasonLines, agentLines]) =>
-      blocks(
+    ([operationLines, dependencyLines, sloLines, reasonLines, ...rest]) => {
+      const agentLines = agents.length ? rest.shift() : undefined;
+      const replicaLines = replicaListing && rest.shift();
+      return blocks(
         headerLine(`SERVICE HEALTH: ${shownName(summary.service)}`, `STATUS: ${summary.status}`, summary.timestamp),
         section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')})`, operationLines!),
         section('DEPENDENCIES', dependencyLines!),
         section('SLOs', sloLines!),
         agentLines && section(`AGENTS (${plural(agents.length, 'agent')}, last ${plural(WINDOW_MINUTES, 'minute')})`, agentLines),
+        replicaLines && section(`REPLICAS (${plural(fleet!.replicas.length, 'replica')}, own status each)`, replicaLines, 'none read yet'),
         section('REASONS', reasonLines!, 'none: everything within baseline'),
-      ),
+      );
+    },
   );
   return text;
 }
@@ -202,7 +230,9 @@ function healthJson(
   windowMs: number,
   coldStartOf: (operation: string) => ColdStart | undefined,
   agents: readonly AgentSummary[],
+  replicas: readonly ReplicaInfo[] | undefined,
 ) {
+  const replicaListing = replicas && { key: 'replicas', items: replicas.map(replicaJson), ranks: replicas.map(replicaRank) };
   const agentListing = {
     key: 'agents',
     items: agents.map((a) => ({
@@ -261,8 +291,9 @@ function healthJson(
         ranks: slos.map((s) => rank(s.compliance !== 'HEALTHY')),
       },
       ...(agents.length ? [agentListing] : []),
+      ...(replicaListing ? [replicaListing] : []),
     ],
-    ([reasons, shownOperations, shownDependencies, shownSlos, shownAgents], paging) => ({
+    ([reasons, shownOperations, shownDependencies, shownSlos, ...rest], paging) => ({
       service: shownName(summary.service),
       status: summary.status,
       timestamp: summary.timestamp,
@@ -271,7 +302,8 @@ function healthJson(
       operations: shownOperations,
       dependencies: shownDependencies,
       slos: shownSlos,
-      ...(shownAgents && { agents: shownAgents }),
+      ...(agents.length && { agents: rest[0] }),
+      ...(replicaListing && { replicas: rest[agents.length ? 1 : 0] }),
     }),
   );
 }

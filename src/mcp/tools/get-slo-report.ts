@@ -19,14 +19,18 @@
  * Below the SLO's min-events, compliance is INSUFFICIENT_DATA and Actual reads
  * `insufficient data (3 of 100 events), no verdict`. The Budget line says what the budget is taken
  * of: the events in the window, or those expected over it at the rate observed so far.
+ *
+ * In a fleet the SLOs are computed from counts summed over the replicas (docs/state.md, Fleet
+ * view), with a FLEET line (`fleet` in JSON).
  */
-import type { Engine } from '../../analysis/engine.js';
+import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import type { SloCompliance, SloStatus } from '../../analysis/slo-tracker.js';
 import { callFor, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { blocks, duration, fields, isoTime, ms, multiple, percent, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { format, page } from '../tool-params.js';
+import { fleetJson } from './fleet-lines.js';
 import { rank, sloKind, slosWorstFirst } from './worst-first.js';
 
 export const getSloReport = defineTool({
@@ -45,10 +49,16 @@ export const getSloReport = defineTool({
       call: callFor('get_slo_report', { format: args.format === 'json' ? 'json' : undefined }),
     };
     const { engine } = services;
-    const statuses = engine.sloTracker.statuses().sort(slosWorstFirst);
+    const fleet = services.fleet?.current();
+    const statuses = [...(fleet ? fleet.slos : engine.sloTracker.statuses())].sort(slosWorstFirst);
     const generated = engine.clock.now();
-    if (args.format === 'text') return textResult(reportText(request, engine, statuses, generated));
+    const recentP99 = (operation: string) => engine.health.getOperationHealth(operation, fleet);
+    if (args.format === 'text') {
+      const text = reportText(request, engine.serviceName, recentP99, statuses, generated);
+      return textResult(services.fleet ? `${text}\n\n${services.fleet.note()}` : text);
+    }
     const json = reportJson(request, engine.serviceName, statuses, generated);
+    if (services.fleet) (json as Record<string, unknown>).fleet = fleetJson(services.fleet, fleet);
     return textResult(JSON.stringify(json, null, 2), json);
   },
 });
@@ -58,10 +68,12 @@ function countBy(statuses: readonly SloStatus[]) {
   return { healthy: count('HEALTHY'), atRisk: count('AT_RISK'), violated: count('VIOLATED') };
 }
 
-function reportText(request: PageRequest, engine: Engine, statuses: readonly SloStatus[], generated: number): string {
+type RecentOf = (operation: string) => OperationHealth | undefined;
+
+function reportText(request: PageRequest, service: string, recentOf: RecentOf, statuses: readonly SloStatus[], generated: number): string {
   const { healthy, atRisk, violated } = countBy(statuses);
   const head = [
-    `SLO REPORT: ${shownName(engine.serviceName)}`,
+    `SLO REPORT: ${shownName(service)}`,
     ...fields([
       ['Generated', isoTime(generated)],
       ['Total SLOs', String(statuses.length)],
@@ -70,7 +82,7 @@ function reportText(request: PageRequest, engine: Engine, statuses: readonly Slo
   ].join('\n');
   const listing = {
     noun: 'SLO',
-    items: statuses.map((s) => section(`[${s.compliance}] ${shownName(s.name)} (${shownName(s.operationName)}, ${s.type}, window ${duration(s.windowMs)})`, sloFields(engine, s))),
+    items: statuses.map((s) => section(`[${s.compliance}] ${shownName(s.name)} (${shownName(s.operationName)}, ${s.type}, window ${duration(s.windowMs)})`, sloFields(recentOf, s))),
     kinds: statuses.map((s) => sloKind(s.compliance)),
     ranks: statuses.map((s) => rank(s.compliance === 'VIOLATED' || s.compliance === 'AT_RISK')),
     // Blocks are separated by a blank line.
@@ -79,10 +91,10 @@ function reportText(request: PageRequest, engine: Engine, statuses: readonly Slo
   return pageText(request, [listing], ([shown]) => blocks(head, ...shown!)).text;
 }
 
-function sloFields(engine: Engine, s: SloStatus): string[] {
+function sloFields(recentOf: RecentOf, s: SloStatus): string[] {
   const latency = s.type === 'LATENCY_P99' && s.latencyThresholdMs !== undefined;
   // The SLO counts requests against the threshold; the recent p99 shows the duration it is at now.
-  const recentP99 = engine.health.getOperationHealth(s.operationName);
+  const recentP99 = recentOf(s.operationName);
   const target = latency ? `p99 <= ${ms(s.latencyThresholdMs)} (${percent(s.target)} of requests)` : `${percent(s.target)} available`;
   const actual = latency ? `${percent(s.actual)} under ${ms(s.latencyThresholdMs)}${recentP99?.requestCount ? `, recent p99 ${ms(recentP99.p99)}` : ''}` : `${percent(s.actual)} available`;
   const insufficient = s.compliance === 'INSUFFICIENT_DATA';

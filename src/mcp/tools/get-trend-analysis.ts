@@ -15,8 +15,11 @@
  * from the first with traffic, quiet ones as zero, so traffic that stops reads as FALLING.
  *
  * Fixed in size: four lines of numbers; names echoed are cut (src/mcp/bounded-output.ts).
+ *
+ * In a fleet the minutes are the fleet's, as of its last merge, with a FLEET line.
  */
-import type { MinuteHistory, MinuteStats } from '../../analysis/minute-history.js';
+import type { MinuteStats } from '../../analysis/minute-history.js';
+import type { OperationHistory } from '../../fleet/fleet-history.js';
 import { cutField, shownName } from '../bounded-output.js';
 import { defineTool, type ToolParam } from '../define-tool.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, plural, signedChange } from '../text-layout.js';
@@ -67,9 +70,12 @@ export const getTrendAnalysis = defineTool({
     const windowMinutes = args.window_minutes;
     const historyMinutes = metadata.config.get<number>('limits.history-minutes');
 
-    const now = engine.clock.now();
+    // A fleet's history is as of its last merge (each replica's minutes at most one publish interval older).
+    const fleet = services.fleet?.current();
+    const fleetHistory = fleet && services.fleet?.historyOf(operation);
+    const now = fleetHistory ? fleet.mergedAt : engine.clock.now();
     const currentMinute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-    const history = engine.health.historyFor(operation)!;
+    const history: OperationHistory = fleetHistory ?? engine.health.historyFor(operation)!;
     const samples = history.series(now, windowMinutes + 1).filter((s) => s.observedMs > 0);
     if (samples.length === 0) {
       throw new ToolError(
@@ -122,6 +128,7 @@ export const getTrendAnalysis = defineTool({
           line('THROUGHPUT', trends.throughput, perMinute),
         ]).join('\n'),
         `ASSESSMENT: ${assessment(trends)}`,
+        services.fleet?.note(),
       ),
     );
   },
@@ -152,7 +159,7 @@ function weightedMean(values: readonly number[], weights: readonly number[], ord
  * Requests per observed minute, from the first minute with traffic to the current one, quiet
  * minutes as zero, each weighed by the part of it observed.
  */
-function throughputSeries(history: MinuteHistory, samples: readonly MinuteStats[], currentMinute: number, now: number): { rates: number[]; weights: number[] } {
+function throughputSeries(history: OperationHistory, samples: readonly MinuteStats[], currentMinute: number, now: number): { rates: number[]; weights: number[] } {
   const counts = new Map(samples.map((s) => [s.minuteStart, s.count]));
   const rates: number[] = [];
   const weights: number[] = [];

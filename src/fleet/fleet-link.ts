@@ -1,0 +1,160 @@
+/**
+ * A replica's link to its fleet on Redis (docs/state.md, Fleet view): every publish interval it
+ * publishes its summary and the minutes of its history not yet written, then reads every
+ * replica's and merges them into the fleet view. Both run on an unref'd timer, off the request
+ * path and the tool calls; a Redis that fails turns the view off (the tools then show this
+ * replica's own figures, saying so) until a round succeeds.
+ *
+ * Keys, beside the store's collections under `svc:{<service name>}:`:
+ * - `fleet:replicas`: a sorted set of replica ids by last publish (the replicas' clocks);
+ * - `fleet:replica:<id>`: its summary (src/fleet/replica-summary.ts), expiring after
+ *   `svc.fleet.replica-ttl`: a replica that stops publishing leaves the fleet then;
+ * - `fleet:minutes:<id>`: a hash of its minutes (minute start → operations), expiring with the
+ *   history (`limits.history-minutes`) after its last publish.
+ */
+import type { Clock } from '../analysis/clock.js';
+import type { Engine } from '../analysis/engine.js';
+import type { RedisStore } from '../store/redis-store.js';
+import type { FleetView } from './fleet-view.js';
+import { decodeMinute, decodeSummary, encodeSummary, type ReplicaSummary, summarizeReplica } from './replica-summary.js';
+
+/** Replicas read at most (the most recently published first); more are counted and named in the note. */
+export const MAX_REPLICAS = 100;
+const MINUTE_MS = 60_000;
+
+export interface FleetLinkOptions {
+  readonly store: RedisStore;
+  readonly engine: Engine;
+  readonly view: FleetView;
+  readonly instanceId: string;
+  readonly startedAt: number;
+  readonly publishIntervalMs: number;
+  readonly replicaTtlMs: number;
+  readonly historyMinutes: number;
+  readonly maxOperations: number;
+  readonly clock: Clock;
+  /** Told what failed, once per outage. */
+  readonly report?: (line: string) => void;
+}
+
+export class FleetLink {
+  /** Closed minutes written since they closed: not written again. */
+  private readonly written = new Set<number>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private down = false;
+  /** The size in bytes of the last summary published (for the figures in docs/state.md). */
+  lastSummaryBytes = 0;
+
+  constructor(private readonly options: FleetLinkOptions) {}
+
+  private key(name: string): string {
+    return this.options.store.key(name);
+  }
+
+  start(): this {
+    this.timer ??= setInterval(() => void this.round(), this.options.publishIntervalMs).unref();
+    void this.round();
+    return this;
+  }
+
+  /** One publish and one merge; a round still running is not started twice. */
+  round(): Promise<void> {
+    this.running ??= this.publishAndMerge().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async publishAndMerge(): Promise<void> {
+    try {
+      await this.publish();
+      await this.merge();
+      if (this.down) this.options.report?.('fleet: Redis answers again; the tools show the fleet');
+      this.down = false;
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      this.options.view.failed(why);
+      if (!this.down) this.options.report?.(`fleet: Redis does not answer (${why}); the tools show this replica's own figures until it does`);
+      this.down = true;
+    }
+  }
+
+  async publish(): Promise<void> {
+    const { engine, instanceId, startedAt, clock, historyMinutes, replicaTtlMs } = this.options;
+    const now = clock.now();
+    const { summary, minutes } = summarizeReplica(engine, instanceId, startedAt, now, historyMinutes, this.written);
+    const text = encodeSummary(summary);
+    this.lastSummaryBytes = Buffer.byteLength(text);
+    const oldest = summary.currentMinute - historyMinutes * MINUTE_MS;
+    const gone = [...this.written].filter((m) => m < oldest);
+    await this.options.store.run(async (client) => {
+      const multi = client.multi();
+      multi.set(this.key(`fleet:replica:${instanceId}`), text, { expiration: { type: 'PX', value: replicaTtlMs } });
+      multi.zAdd(this.key('fleet:replicas'), { score: now, value: instanceId });
+      const minutesKey = this.key(`fleet:minutes:${instanceId}`);
+      for (const [minute, text] of minutes) multi.hSet(minutesKey, String(minute), text);
+      if (gone.length) multi.hDel(minutesKey, gone.map(String));
+      multi.pExpire(minutesKey, (historyMinutes + 1) * MINUTE_MS + replicaTtlMs);
+      await multi.exec();
+    });
+    for (const m of gone) this.written.delete(m);
+    for (const minute of minutes.keys()) if (minute < summary.currentMinute) this.written.add(minute);
+  }
+
+  async merge(): Promise<void> {
+    const { view, maxOperations, clock } = this.options;
+    const history = view.history;
+    const summaries = await this.options.store.run(async (client) => {
+      const index = this.key('fleet:replicas');
+      const total = await client.zCard(index);
+      const ids = await client.zRange(index, 0, MAX_REPLICAS - 1, { REV: true });
+      const texts = ids.length ? await client.mGet(ids.map((id) => this.key(`fleet:replica:${id}`))) : [];
+      const live: ReplicaSummary[] = [];
+      const expired: string[] = [];
+      ids.forEach((id, i) => {
+        const text = texts[i];
+        const summary = typeof text === 'string' ? decodeSummary(text, maxOperations) : undefined;
+        if (summary && summary.id === id) live.push(summary);
+        else if (text === null) expired.push(id);
+      });
+      if (expired.length) await client.zRem(index, expired);
+      // Each replica's closed minutes not yet read, and its current one: one HMGET per replica.
+      const wanted = live.map((s) => [...history.wanted(s.id, s.minutes, s.currentMinute), s.currentMinute]);
+      const minutes = await Promise.all(live.map((s, i) => client.hmGet(this.key(`fleet:minutes:${s.id}`), wanted[i]!.map(String))));
+      live.forEach((s, i) => {
+        const fields = wanted[i]!;
+        fields.forEach((minute, j) => {
+          const text = minutes[i]![j];
+          const data = typeof text === 'string' ? decodeMinute(text, maxOperations) : undefined;
+          if (!data) return;
+          if (minute === s.currentMinute) history.setOpen(s.id, minute, data);
+          else history.fold(s.id, minute, data);
+        });
+        for (const [name, op] of s.operations) history.noteFirst(name, op.firstAt);
+      });
+      return { live, leftOut: Math.max(0, total - ids.length) };
+    });
+    const liveIds = new Set(summaries.live.map((s) => s.id));
+    for (const id of history.replicaIds()) if (!liveIds.has(id)) history.leave(id);
+    history.prune(clock.now());
+    view.update(summaries.live, summaries.leftOut);
+  }
+
+  /** Stops publishing and leaves the fleet at once (a replica that is killed leaves after the TTL). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+    const id = this.options.instanceId;
+    await this.options.store
+      .run(async (client) => {
+        await client
+          .multi()
+          .del(this.key(`fleet:replica:${id}`))
+          .zRem(this.key('fleet:replicas'), id)
+          .exec();
+      })
+      .catch(() => undefined);
+  }
+}
