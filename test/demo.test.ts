@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/fixture-app.js';
+import { tempDir } from './support/temp-dir.js';
 
 const STOPPED_WITHIN_MS = 1000;
 
@@ -142,4 +143,22 @@ describe('npm run demo', () => {
       30_000,
     );
   }
+  it('--replicas says how to get redis-server when it is not on the PATH, and refuses a count it cannot run', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; output: string }>((resolve) => {
+        const child = spawn(process.execPath, ['demo/run.mjs', ...args], { cwd: ROOT, env: { PATH: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let output = '';
+        child.stdout.on('data', (c) => (output += c));
+        child.stderr.on('data', (c) => (output += c));
+        child.on('exit', (code) => resolve({ code, output }));
+      });
+    const missing = await run(['--replicas', '2']);
+    expect(missing.code).toBe(1);
+    expect(missing.output).toContain('needs redis-server on the PATH');
+    expect(missing.output).toContain('apt-get install redis-server');
+    expect(missing.output).toContain('npm run demo');
+    const tooMany = await run(['--replicas', '9']);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.output).toContain('--replicas takes a whole number from 1 to 5; got "9"');
+  }, 30_000);
 });
