@@ -16,7 +16,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { median, load as paced, paired, pinned, ratio, row, serverCore, start, stats, stop, toolServerUrl } from './paired-servers.mjs';
 import { startRedisServer } from './redis-server.mjs';
 
-const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 6);
 const CYCLES = Number(process.env.BENCH_STORE_CYCLES ?? 4);
 const SLICE_SECONDS = 2;
 const RATE = 1000;
