@@ -387,7 +387,7 @@ export class SloTracker {
     const budgetRemaining = slo.budgetRemaining(now);
     const total = slo.window.total(now, TOTAL);
     const bad = slo.window.total(now, BAD);
-    const compliance: SloCompliance = !sufficient ? 'INSUFFICIENT_DATA' : budgetRemaining <= 0 ? 'VIOLATED' : budgetRemaining <= 0.5 || fastBurn || slowBurn ? 'AT_RISK' : 'HEALTHY';
+    const compliance = complianceOf(sufficient, budgetRemaining, fastBurn || slowBurn);
     return {
       name: definition.name,
       operationName: definition.operationName,
@@ -409,6 +409,12 @@ export class SloTracker {
       windowEvents: slo.windowEvents(now),
     };
   }
+}
+
+/** Too few events say nothing; a spent budget is violated; half spent, or burning fast or slowly, is at risk. */
+function complianceOf(sufficient: boolean, budgetRemaining: number, burning: boolean): SloCompliance {
+  if (!sufficient) return 'INSUFFICIENT_DATA';
+  return budgetRemaining <= 0 ? 'VIOLATED' : budgetRemaining <= 0.5 || burning ? 'AT_RISK' : 'HEALTHY';
 }
 
 const burnOfCounts = ([total, bad]: readonly [number, number], allowed: number): number => (total === 0 ? 0 : roundRate(bad / total / allowed));
@@ -434,7 +440,7 @@ export function sloStatusFromCounts(definition: SloDefinition, counts: SloCounts
   const slowBurn = sufficient && counts.burn.sixHours[0] >= minBurn(SLOW_BURN) && burnRates.sixHours > SLOW_BURN && burnRates.thirtyMinutes > SLOW_BURN;
   const allowedBad = allowed * counts.windowEvents;
   const budgetRemaining = !sufficient || allowedBad <= 0 ? 1 : Math.min(1, Math.max(0, roundRate(1 - counts.bad / allowedBad)));
-  const compliance: SloCompliance = !sufficient ? 'INSUFFICIENT_DATA' : budgetRemaining <= 0 ? 'VIOLATED' : budgetRemaining <= 0.5 || fastBurn || slowBurn ? 'AT_RISK' : 'HEALTHY';
+  const compliance = complianceOf(sufficient, budgetRemaining, fastBurn || slowBurn);
   return {
     name: definition.name,
     operationName: definition.operationName,
