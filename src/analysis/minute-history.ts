@@ -7,7 +7,7 @@
  * minute's start) to the minute's end (or now), so readers can weigh a partial first or current
  * minute by that fraction.
  */
-import { bucketOfLog, histogramPercentile, histogramPercentiles, newHistogram } from './latency-histogram.js';
+import { bucketOfLog, HISTOGRAM_BUCKETS, histogramPercentile, histogramPercentiles, newHistogram } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
 import { TimeRing } from './time-ring.js';
 
@@ -36,6 +36,11 @@ export interface MinuteSummary {
   readonly p99: number;
 }
 
+/** The sum `computeSummary` reads: summaries are computed one at a time, so one buffer serves. */
+const summed = newHistogram();
+const ONE_SUM: readonly Uint32Array[] = [summed];
+const QUANTILES: readonly number[] = [0.5, 0.99];
+
 export class MinuteHistory {
   private readonly ring: TimeRing;
   private readonly histograms: (Uint32Array | undefined)[];
@@ -46,6 +51,11 @@ export class MinuteHistory {
   /** Counts requests added, so a summary read twice within a minute without traffic is computed once. */
   private writes = 0;
   private summaryOf: { writes: number; minute: number; count: number; value: MinuteSummary } | undefined;
+  /**
+   * The whole minutes of the last summary, summed: requests only ever go to the current minute (a
+   * clock that goes back adds to it too), so these change only when the minute turns.
+   */
+  private past: { minute: number; count: number; requests: number; errors: number; readonly histogram: Uint32Array } | undefined;
 
   /** Keeps `minutes` whole minutes and the current one. */
   constructor(readonly minutes: number) {
@@ -86,19 +96,45 @@ export class MinuteHistory {
     return value;
   }
 
+  /** The whole minutes summed once per minute, then the current one added (a read per tool call and operation: no arrays of minutes). */
   private computeSummary(now: number, count: number): MinuteSummary {
-    const minutes = this.recent(now, count);
-    let requests = 0;
-    let errors = 0;
-    for (const m of minutes) {
-      requests += this.ring.get(m.slot, COUNT);
-      errors += this.ring.get(m.slot, ERRORS);
+    const minutes = Math.min(count, this.ring.size);
+    if (minutes <= 0) return { count: 0, errors: 0, errorRate: 0, p50: 0, p99: 0 };
+    const past = this.pastMinutes(now, minutes - 1);
+    const current = this.ring.slotBefore(now, 0);
+    const currentRequests = this.ring.get(current, COUNT);
+    const requests = past.requests + currentRequests;
+    const errors = past.errors + this.ring.get(current, ERRORS);
+    summed.set(past.histogram);
+    if (currentRequests > 0) {
+      const histogram = this.histograms[current]!;
+      for (let i = 0; i < HISTOGRAM_BUCKETS; i++) summed[i]! += histogram[i]!;
     }
-    const [p50, p99] = histogramPercentiles(
-      minutes.map((m) => this.histograms[m.slot]!),
-      [0.5, 0.99],
-    ) as [number, number];
+    const [p50, p99] = histogramPercentiles(ONE_SUM, QUANTILES) as [number, number];
     return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
+  }
+
+  /** The `count` whole minutes before the current one, summed; recomputed when the minute turns or `count` changes. */
+  private pastMinutes(now: number, count: number): NonNullable<MinuteHistory['past']> {
+    const minute = this.ring.currentBucket(now);
+    const kept = this.past;
+    if (kept && kept.minute === minute && kept.count === count) return kept;
+    const past = kept ?? { minute, count, requests: 0, errors: 0, histogram: newHistogram() };
+    past.minute = minute;
+    past.count = count;
+    past.requests = past.errors = 0;
+    past.histogram.fill(0);
+    for (let back = count; back >= 1; back--) {
+      const slot = this.ring.slotBefore(now, back);
+      const n = this.ring.get(slot, COUNT);
+      if (n === 0) continue;
+      past.requests += n;
+      past.errors += this.ring.get(slot, ERRORS);
+      const histogram = this.histograms[slot]!;
+      for (let i = 0; i < HISTOGRAM_BUCKETS; i++) past.histogram[i]! += histogram[i]!;
+    }
+    this.past = past;
+    return past;
   }
 
   /** One entry per minute with traffic over the last `count` minutes (the current one included), oldest first. */
