@@ -51,11 +51,6 @@ export class MinuteHistory {
   /** Counts requests added, so a summary read twice within a minute without traffic is computed once. */
   private writes = 0;
   private summaryOf: { writes: number; minute: number; count: number; value: MinuteSummary } | undefined;
-  /**
-   * The whole minutes of the last summary, summed: requests only ever go to the current minute (a
-   * clock that goes back adds to it too), so these change only when the minute turns.
-   */
-  private past: { minute: number; count: number; requests: number; errors: number; readonly histogram: Uint32Array } | undefined;
 
   /** Keeps `minutes` whole minutes and the current one. */
   constructor(readonly minutes: number) {
@@ -96,45 +91,22 @@ export class MinuteHistory {
     return value;
   }
 
-  /** The whole minutes summed once per minute, then the current one added (a read per tool call and operation: no arrays of minutes). */
+  /** Sums the minutes with traffic into one histogram (a read per tool call and operation: no arrays of minutes). */
   private computeSummary(now: number, count: number): MinuteSummary {
-    const minutes = Math.min(count, this.ring.size);
-    if (minutes <= 0) return { count: 0, errors: 0, errorRate: 0, p50: 0, p99: 0 };
-    const past = this.pastMinutes(now, minutes - 1);
-    const current = this.ring.slotBefore(now, 0);
-    const currentRequests = this.ring.get(current, COUNT);
-    const requests = past.requests + currentRequests;
-    const errors = past.errors + this.ring.get(current, ERRORS);
-    summed.set(past.histogram);
-    if (currentRequests > 0) {
-      const histogram = this.histograms[current]!;
+    let requests = 0;
+    let errors = 0;
+    summed.fill(0);
+    for (let back = Math.min(count, this.ring.size) - 1; back >= 0; back--) {
+      const slot = this.ring.slotBefore(now, back);
+      const n = this.ring.get(slot, COUNT);
+      if (n === 0) continue;
+      requests += n;
+      errors += this.ring.get(slot, ERRORS);
+      const histogram = this.histograms[slot]!;
       for (let i = 0; i < HISTOGRAM_BUCKETS; i++) summed[i]! += histogram[i]!;
     }
     const [p50, p99] = histogramPercentiles(ONE_SUM, QUANTILES) as [number, number];
     return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
-  }
-
-  /** The `count` whole minutes before the current one, summed; recomputed when the minute turns or `count` changes. */
-  private pastMinutes(now: number, count: number): NonNullable<MinuteHistory['past']> {
-    const minute = this.ring.currentBucket(now);
-    const kept = this.past;
-    if (kept && kept.minute === minute && kept.count === count) return kept;
-    const past = kept ?? { minute, count, requests: 0, errors: 0, histogram: newHistogram() };
-    past.minute = minute;
-    past.count = count;
-    past.requests = past.errors = 0;
-    past.histogram.fill(0);
-    for (let back = count; back >= 1; back--) {
-      const slot = this.ring.slotBefore(now, back);
-      const n = this.ring.get(slot, COUNT);
-      if (n === 0) continue;
-      past.requests += n;
-      past.errors += this.ring.get(slot, ERRORS);
-      const histogram = this.histograms[slot]!;
-      for (let i = 0; i < HISTOGRAM_BUCKETS; i++) past.histogram[i]! += histogram[i]!;
-    }
-    this.past = past;
-    return past;
   }
 
   /** One entry per minute with traffic over the last `count` minutes (the current one included), oldest first. */

@@ -8,8 +8,6 @@ import { RollingWindow } from './rolling-window.js';
 
 export class RollingBaselineProvider implements BaselineProvider {
   private readonly windows: BoundedMap<string, RollingWindow>;
-  /** Each window's last baseline, with the window version it was read at. */
-  private readonly baselines = new WeakMap<RollingWindow, { version: number; baseline: Baseline }>();
 
   constructor(
     readonly windowSize = 1000,
@@ -42,19 +40,11 @@ export class RollingBaselineProvider implements BaselineProvider {
     return { p50, p99, mean: stats.mean, stddev: stats.stddev, errorRate: stats.errorRate, sampleCount: stats.count, confidence: confidenceOf(stats.count) };
   }
 
-  /** The same object until the window changes: a tool call reading 1000 unchanged operations allocates nothing here. */
   getBaseline(operation: string): Baseline | undefined {
     const window = this.windows.get(operation);
     if (!this.isBaseline(window)) return undefined;
-    const kept = this.baselines.get(window);
-    if (kept?.version === window.version) return kept.baseline;
     const [p50, p99] = window.percentiles(0.5, 0.99) as readonly [number, number];
-    const baseline: Baseline = { latencyP50Ms: p50, latencyP99Ms: p99, errorRate: window.errorRate, learned: true };
-    if (kept) {
-      kept.version = window.version;
-      kept.baseline = baseline;
-    } else this.baselines.set(window, { version: window.version, baseline });
-    return baseline;
+    return { latencyP50Ms: p50, latencyP99Ms: p99, errorRate: window.errorRate, learned: true };
   }
 
   /** The learned error rate, once a baseline formed (O(1): no percentiles). */

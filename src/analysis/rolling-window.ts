@@ -71,9 +71,6 @@ export class RollingWindow {
   private size = 0;
   private errorCount = 0;
   private sinceRecompute = 0;
-  /** Counts changes, so percentiles read twice without a change in between are sorted once. */
-  private writes = 0;
-  private percentilesOf: { writes: number; qs: readonly number[]; values: readonly number[] } | undefined;
 
   constructor(readonly capacity: number) {
     if (!(capacity >= 1 && capacity <= MAX_CAPACITY)) throw new RangeError(`a rolling window holds 1 to ${MAX_CAPACITY} observations, not ${capacity}`);
@@ -89,7 +86,6 @@ export class RollingWindow {
   /** Forgets every observation, keeping the buffer. */
   clear(): void {
     this.next = this.size = this.sinceRecompute = this.errorCount = 0;
-    this.writes++;
     this.data.fill(0, 0, HEADER);
     this.untrack();
     this.buckets.fill(0);
@@ -98,11 +94,6 @@ export class RollingWindow {
 
   get count(): number {
     return this.size;
-  }
-
-  /** Changes with every observation added and every clear: what a reader caching a figure keys it on. */
-  get version(): number {
-    return this.writes;
   }
 
   get errorRate(): number {
@@ -151,7 +142,6 @@ export class RollingWindow {
     data[LOG_SUM] += log;
     data[LOG_SUM_SQUARES] += log * log;
     if (isError) this.errorCount++;
-    this.writes++;
     this.next = slot + 1 === this.capacity ? 0 : slot + 1;
     if (++this.sinceRecompute >= this.capacity) this.recompute();
   }
@@ -206,16 +196,12 @@ export class RollingWindow {
 
   /**
    * Nearest-rank percentiles (q in 0..1) of the latencies in the window: the values sorting the
-   * window would give, 0 when it is empty. Cached until the window changes: an idle tool call
-   * reads nothing again.
+   * window would give, 0 when it is empty. The first two are tracked: read again without a
+   * change, or after a few, they cost a comparison or one bucket's scan.
    */
   percentiles(...qs: number[]): readonly number[] {
-    const cached = this.percentilesOf;
-    if (cached && cached.writes === this.writes && cached.qs.length === qs.length && cached.qs.every((q, i) => q === qs[i])) return cached.values;
     const n = this.size;
-    const values = qs.map((q, i) => (n === 0 ? 0 : this.read(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)), i < TRACKED ? TRACK + i * TRACK_STRIDE : -1)));
-    this.percentilesOf = { writes: this.writes, qs, values };
-    return values;
+    return qs.map((q, i) => (n === 0 ? 0 : this.read(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)), i < TRACKED ? TRACK + i * TRACK_STRIDE : -1)));
   }
 
   /** The latency of rank `rank`, from the value tracked at `t` when the rank is on it or next to it (-1: untracked). */

@@ -75,12 +75,6 @@ export class TimeRing {
     return sum;
   }
 
-  /** The current bucket's number (time / bucketMs) at `now`: the ring moves there, or stays when the clock went back. */
-  currentBucket(now: number): number {
-    this.slotAt(now);
-    return this.newest;
-  }
-
   /** The slot of the bucket `back` buckets before the current one at `now` (0: the current one), for reads that must not allocate. */
   slotBefore(now: number, back: number): number {
     this.slotAt(now);
