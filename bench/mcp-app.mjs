@@ -1,10 +1,13 @@
 // The MCP benchmark's app (bench/mcp-session.mjs): plain node:http under the preload, run with
 // --expose-gc. GET /__fill tracks `count` operations of 40 requests each in svc's engine (as its
 // span processor would), GET /__traffic adds one request to each, GET /__memory reports the
-// process's memory after garbage collection.
+// process's memory after garbage collection. The tool bench_ok answers "ok": the protocol path alone,
+// the floor under the other tools' times.
 // Prints "LISTENING <port>".
 import http from 'node:http';
-import { currentEngine } from '@svc/register/api';
+import { currentEngine, registerTool } from '@svc/register/api';
+
+registerTool({ name: 'bench_ok', description: 'Answers ok', permission: 'READ', readOnly: true }, () => 'ok');
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://localhost');

@@ -8,7 +8,8 @@
 //   initialize and notifications/initialized), 30 times per protocol.
 // - Tool calls: get_service_health, get_incident_context and get_executive_summary, 1000 calls
 //   each per protocol, one at a time, latency as the agent sees it over loopback HTTP; idle (no
-//   traffic between calls) and busy (every operation had a request since the last call).
+//   traffic between calls) and busy (every operation had a request since the last call). Then the app's
+//   bench_ok, which answers "ok": the protocol path alone, for reference.
 // Run against the built output: `npm run build && node bench/mcp-session.mjs`.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +85,7 @@ try {
       ['get_service_health', {}],
       ['get_incident_context', { operation_name: 'GET /items-7/{id}' }],
       ['get_executive_summary', {}],
+      ['bench_ok', {}],
     ]) {
       for (let i = 0; i < 50; i++) await c.callTool({ name, arguments: args });
       // Idle: no traffic between calls, so what the tools read is unchanged; busy: every operation had a request since the last call.

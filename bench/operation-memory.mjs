@@ -1,5 +1,6 @@
 // Heap held per tracked operation (issue 12 point 13: at most 64 KB): 1000 operations, each with a
-// full rolling window (1000 observations) and traffic in every minute its history keeps (60 and the current one).
+// full rolling window (1000 observations) and traffic in every minute its history keeps (60 and the current one),
+// read once by a health summary as a tool call reads it (what the reads keep between calls counts too).
 // Run against the built output: `npm run build && node --expose-gc bench/operation-memory.mjs`.
 import { FakeClock } from '../dist/analysis/clock.js';
 import { Engine } from '../dist/analysis/engine.js';
@@ -33,5 +34,6 @@ if (process.argv[2] === 'history') {
     for (let o = 0; o < OPERATIONS; o++) for (let i = 0; i < 17; i++) engine.observe(`GET /op-${o}`, 1 + ((i * 37 + minute) % 500), i % 11 === 0);
     clock.advance(60_000);
   }
+  engine.healthSummary();
   console.log(`engine, 1037 observations over 61 minutes: ${perOperation(held() - before)} per operation (${engine.health.operations().length} operations)`);
 }

@@ -341,7 +341,9 @@ export class Engine {
    * its baseline p99 (the static one when configured, else the rolling one).
    */
   coldStartOf(operation: string): ColdStart | undefined {
-    const p99 = this.staticBaselines.getBaseline(operation)?.latencyP99Ms ?? this.rollingBaselines.getSnapshot(operation)?.p99;
+    // Most operations had no slow first requests: their baseline is not read at all.
+    if (!this.patternMatcher.recordedColdStart(operation)) return undefined;
+    const p99 = this.staticBaselines.getBaseline(operation)?.latencyP99Ms ?? this.rollingBaselines.getBaseline(operation)?.latencyP99Ms;
     return this.patternMatcher.coldStartOf(operation, p99);
   }
 

@@ -129,6 +129,10 @@ const MIN_ELEVATION_MS = 1;
 const MIN_REQUESTS_FOR_ELEVATION = 5;
 const MIN_REQUESTS_FOR_CRITICAL = 10;
 
+/** The reasons of an operation that is not elevated: one shared array, not one per operation and read. */
+const NO_REASONS: readonly string[] = Object.freeze([]);
+
+const slower = (value: number, base: number): boolean => value > ELEVATION_FACTOR * base && value - base >= MIN_ELEVATION_MS;
 const ms = (value: number): string => `${value < 10 ? value.toFixed(1) : Math.round(value)}ms`;
 const percent = (value: number): string => `${(value * 100).toFixed(1)}%`;
 
@@ -187,18 +191,19 @@ export class HealthAggregator {
     const expectedErrorRate = this.options.expectedErrorRate?.(operation);
     const rolling = this.options.rollingBaselines;
     const learnedErrorRate = rolling?.learnedErrorRate(operation);
-    const reasons: string[] = [];
+    let reasons: readonly string[] = NO_REASONS;
     if (recent.count >= MIN_REQUESTS_FOR_ELEVATION) {
-      const slower = (value: number, base: number) => value > ELEVATION_FACTOR * base && value - base >= MIN_ELEVATION_MS;
+      const found: string[] = [];
       const { warmUp } = this.options;
       const warming = warmUp?.isWarmingUp() ?? false;
       const coldStartEnd = warming ? undefined : warmUp?.coldStartEndOf(operation);
       const coldStartRecent = coldStartEnd !== undefined && this.clock.now() - coldStartEnd < this.recentMinutes * 60_000;
-      if (!warming && baseline && slower(recent.p50, baseline.latencyP50Ms)) reasons.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
-      if (!warming && !coldStartRecent && baseline && slower(recent.p99, baseline.latencyP99Ms)) reasons.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
+      if (!warming && baseline && slower(recent.p50, baseline.latencyP50Ms)) found.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
+      if (!warming && !coldStartRecent && baseline && slower(recent.p99, baseline.latencyP99Ms)) found.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
       if (expectedErrorRate !== undefined && recent.errorRate > expectedErrorRate + 0.05 && recent.errorRate > 2 * expectedErrorRate) {
-        reasons.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(expectedErrorRate)}`);
+        found.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(expectedErrorRate)}`);
       }
+      if (found.length) reasons = found;
     }
     return {
       operation,

@@ -7,7 +7,7 @@
  * minute's start) to the minute's end (or now), so readers can weigh a partial first or current
  * minute by that fraction.
  */
-import { bucketOfLog, histogramPercentile, histogramPercentiles, newHistogram } from './latency-histogram.js';
+import { bucketOfLog, HISTOGRAM_BUCKETS, histogramPercentile, histogramPercentiles, newHistogram } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
 import { TimeRing } from './time-ring.js';
 
@@ -43,6 +43,11 @@ export interface MinuteCounts {
   readonly errors: number;
   readonly histogram: Uint32Array;
 }
+
+/** The sum `computeSummary` reads: summaries are computed one at a time, so one buffer serves. */
+const summed = newHistogram();
+const ONE_SUM: readonly Uint32Array[] = [summed];
+const QUANTILES: readonly number[] = [0.5, 0.99];
 
 export class MinuteHistory {
   private readonly ring: TimeRing;
@@ -94,18 +99,21 @@ export class MinuteHistory {
     return value;
   }
 
+  /** Sums the minutes with traffic into one histogram (a read per tool call and operation: no arrays of minutes). */
   private computeSummary(now: number, count: number): MinuteSummary {
-    const minutes = this.recent(now, count);
     let requests = 0;
     let errors = 0;
-    for (const m of minutes) {
-      requests += this.ring.get(m.slot, COUNT);
-      errors += this.ring.get(m.slot, ERRORS);
+    summed.fill(0);
+    for (let back = Math.min(count, this.ring.size) - 1; back >= 0; back--) {
+      const slot = this.ring.slotBefore(now, back);
+      const n = this.ring.get(slot, COUNT);
+      if (n === 0) continue;
+      requests += n;
+      errors += this.ring.get(slot, ERRORS);
+      const histogram = this.histograms[slot]!;
+      for (let i = 0; i < HISTOGRAM_BUCKETS; i++) summed[i]! += histogram[i]!;
     }
-    const [p50, p99] = histogramPercentiles(
-      minutes.map((m) => this.histograms[m.slot]!),
-      [0.5, 0.99],
-    ) as [number, number];
+    const [p50, p99] = histogramPercentiles(ONE_SUM, QUANTILES) as [number, number];
     return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
   }
 

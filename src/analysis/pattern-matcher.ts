@@ -192,6 +192,11 @@ export class PatternMatcher {
     return this.coldStart.isCold(this.clock.now());
   }
 
+  /** Whether the operation's first requests were recorded as a possible cold start (`coldStartOf` needs its baseline then). */
+  recordedColdStart(operation: string): boolean {
+    return this.operations.get(operation)?.coldStart !== undefined;
+  }
+
   coldStartOf(operation: string, baselineP99Ms: number | undefined): ColdStart | undefined {
     return this.coldStart.coldStartOf(this.operations.get(operation), baselineP99Ms);
   }

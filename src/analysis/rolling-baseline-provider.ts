@@ -41,14 +41,16 @@ export class RollingBaselineProvider implements BaselineProvider {
   }
 
   getBaseline(operation: string): Baseline | undefined {
-    const snapshot = this.getSnapshot(operation);
-    return snapshot && { latencyP50Ms: snapshot.p50, latencyP99Ms: snapshot.p99, errorRate: snapshot.errorRate, learned: true };
+    const window = this.windows.get(operation);
+    if (!this.isBaseline(window)) return undefined;
+    const [p50, p99] = window.percentiles(0.5, 0.99) as readonly [number, number];
+    return { latencyP50Ms: p50, latencyP99Ms: p99, errorRate: window.errorRate, learned: true };
   }
 
   /** The learned error rate, once a baseline formed (O(1): no percentiles). */
   learnedErrorRate(operation: string): number | undefined {
     const window = this.windows.get(operation);
-    return this.isBaseline(window) ? window.stats().errorRate : undefined;
+    return this.isBaseline(window) ? window.errorRate : undefined;
   }
 
   /** Observations held for the operation (0 when unknown): a baseline forms at `minSamples`. */

@@ -10,6 +10,12 @@
  * oldest of all, so the head of its bucket's queue; its bucket is known from its stored log. A read
  * walks the counts to the bucket holding a rank and selects the rank among that bucket's few
  * latencies, never copying the window (docs/analysis.md, Baselines).
+ *
+ * The values last read (p50 and p99 for a baseline) are tracked: for each, how many observations
+ * are below it and equal to it, counted as observations enter and leave. A read whose rank still
+ * falls on the tracked value returns it without touching a bucket; one whose rank moved by one
+ * steps to the next value above or below, reading one bucket; only a larger move walks the counts
+ * and selects again.
  */
 import { fineBucketOfLog, HISTOGRAM_BUCKETS } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
@@ -29,7 +35,16 @@ const SUM = 0;
 const SUM_SQUARES = 1;
 const LOG_SUM = 2;
 const LOG_SUM_SQUARES = 3;
-const HEADER = 4;
+/** The tracked values follow the sums: per value, the value (NaN: none), observations below it, equal to it, and its bucket. */
+const TRACK = 4;
+const VALUE = 0;
+const BELOW = 1;
+const EQUAL = 2;
+const IN_BUCKET = 3;
+const TRACK_STRIDE = 4;
+/** Values tracked: the first ones a read asks for (a baseline reads two). */
+const TRACKED = 2;
+const HEADER = TRACK + TRACKED * TRACK_STRIDE;
 /** Per observation: latency, its log, 1 for an error. */
 const STRIDE = 3;
 /** Each latency-histogram bucket (ratio 1.25) split in four: few latencies share a bucket. */
@@ -56,27 +71,33 @@ export class RollingWindow {
   private size = 0;
   private errorCount = 0;
   private sinceRecompute = 0;
-  /** Counts changes, so percentiles read twice without a change in between are sorted once. */
-  private writes = 0;
-  private percentilesOf: { writes: number; qs: readonly number[]; values: readonly number[] } | undefined;
 
   constructor(readonly capacity: number) {
     if (!(capacity >= 1 && capacity <= MAX_CAPACITY)) throw new RangeError(`a rolling window holds 1 to ${MAX_CAPACITY} observations, not ${capacity}`);
     this.data = new Float64Array(HEADER + STRIDE * capacity);
     this.nextInBucket = new Uint16Array(capacity);
+    this.untrack();
+  }
+
+  private untrack(): void {
+    for (let t = TRACK; t < HEADER; t += TRACK_STRIDE) this.data[t + VALUE] = Number.NaN;
   }
 
   /** Forgets every observation, keeping the buffer. */
   clear(): void {
     this.next = this.size = this.sinceRecompute = this.errorCount = 0;
-    this.writes++;
     this.data.fill(0, 0, HEADER);
+    this.untrack();
     this.buckets.fill(0);
     this.coarseCount.fill(0);
   }
 
   get count(): number {
     return this.size;
+  }
+
+  get errorRate(): number {
+    return this.size ? this.errorCount / this.size : 0;
   }
 
   /** `log` is `logLatency(latencyMs)`, for callers that have it already. */
@@ -97,7 +118,16 @@ export class RollingWindow {
       data[LOG_SUM] -= oldLog;
       data[LOG_SUM_SQUARES] -= oldLog * oldLog;
       this.errorCount -= data[at + 2]!;
+      // A NaN tracked value compares false: nothing to keep for it.
+      for (let t = TRACK; t < HEADER; t += TRACK_STRIDE) {
+        if (old < data[t + VALUE]!) data[t + BELOW]!--;
+        else if (old === data[t + VALUE]) data[t + EQUAL]!--;
+      }
     } else this.size++;
+    for (let t = TRACK; t < HEADER; t += TRACK_STRIDE) {
+      if (latencyMs < data[t + VALUE]!) data[t + BELOW]!++;
+      else if (latencyMs === data[t + VALUE]) data[t + EQUAL]!++;
+    }
     data[at] = latencyMs;
     data[at + 1] = log;
     data[at + 2] = isError ? 1 : 0;
@@ -112,7 +142,6 @@ export class RollingWindow {
     data[LOG_SUM] += log;
     data[LOG_SUM_SQUARES] += log * log;
     if (isError) this.errorCount++;
-    this.writes++;
     this.next = slot + 1 === this.capacity ? 0 : slot + 1;
     if (++this.sinceRecompute >= this.capacity) this.recompute();
   }
@@ -120,7 +149,7 @@ export class RollingWindow {
   private recompute(): void {
     const data = this.data;
     this.sinceRecompute = 0;
-    data.fill(0, 0, HEADER);
+    data.fill(0, 0, TRACK);
     for (let i = 0; i < this.size; i++) {
       const value = data[HEADER + STRIDE * i]!;
       const log = data[HEADER + STRIDE * i + 1]!;
@@ -167,23 +196,88 @@ export class RollingWindow {
 
   /**
    * Nearest-rank percentiles (q in 0..1) of the latencies in the window: the values sorting the
-   * window would give, 0 when it is empty. Cached until the window changes: an idle tool call
-   * reads nothing again.
+   * window would give, 0 when it is empty. The first two are tracked: read again without a
+   * change, or after a few, they cost a comparison or one bucket's scan.
    */
   percentiles(...qs: number[]): readonly number[] {
-    const cached = this.percentilesOf;
-    if (cached && cached.writes === this.writes && cached.qs.length === qs.length && cached.qs.every((q, i) => q === qs[i])) return cached.values;
     const n = this.size;
-    const values = qs.map((q) => (n === 0 ? 0 : this.valueAtRank(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)))));
-    this.percentilesOf = { writes: this.writes, qs, values };
-    return values;
+    return qs.map((q, i) => (n === 0 ? 0 : this.read(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)), i < TRACKED ? TRACK + i * TRACK_STRIDE : -1)));
+  }
+
+  /** The latency of rank `rank`, from the value tracked at `t` when the rank is on it or next to it (-1: untracked). */
+  private read(rank: number, t: number): number {
+    if (t < 0) return this.valueAtRank(rank, -1);
+    const data = this.data;
+    const below = data[t + BELOW]!;
+    const equal = data[t + EQUAL]!;
+    if (!Number.isNaN(data[t + VALUE]!)) {
+      if (rank >= below && rank < below + equal) return data[t + VALUE]!;
+      if (rank === below + equal && this.stepUp(t)) return data[t + VALUE]!;
+      if (rank === below - 1 && this.stepDown(t)) return data[t + VALUE]!;
+    }
+    return this.valueAtRank(rank, t);
+  }
+
+  /** Moves the value tracked at `t` to the smallest one above it: in its bucket, else the lowest of the next bucket with any. */
+  private stepUp(t: number): boolean {
+    const data = this.data;
+    const value = data[t + VALUE]!;
+    let bucket = data[t + IN_BUCKET]!;
+    let next = Number.POSITIVE_INFINITY;
+    let count = 0;
+    for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
+      const x = data[HEADER + STRIDE * slot]!;
+      if (x > value && x <= next) count = x === next ? count + 1 : 1;
+      if (x > value && x < next) next = x;
+    }
+    while (count === 0 && ++bucket < BUCKETS) {
+      for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
+        const x = data[HEADER + STRIDE * slot]!;
+        if (x <= next) count = x === next ? count + 1 : 1;
+        if (x < next) next = x;
+      }
+    }
+    if (count === 0) return false;
+    data[t + BELOW]! += data[t + EQUAL]!;
+    data[t + VALUE] = next;
+    data[t + EQUAL] = count;
+    data[t + IN_BUCKET] = bucket;
+    return true;
+  }
+
+  /** Moves the value tracked at `t` to the largest one below it: in its bucket, else the highest of the previous bucket with any. */
+  private stepDown(t: number): boolean {
+    const data = this.data;
+    const value = data[t + VALUE]!;
+    let bucket = data[t + IN_BUCKET]!;
+    let previous = Number.NEGATIVE_INFINITY;
+    let count = 0;
+    for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
+      const x = data[HEADER + STRIDE * slot]!;
+      if (x < value && x >= previous) count = x === previous ? count + 1 : 1;
+      if (x < value && x > previous) previous = x;
+    }
+    while (count === 0 && --bucket >= 0) {
+      for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
+        const x = data[HEADER + STRIDE * slot]!;
+        if (x >= previous) count = x === previous ? count + 1 : 1;
+        if (x > previous) previous = x;
+      }
+    }
+    if (count === 0) return false;
+    data[t + BELOW]! -= count;
+    data[t + VALUE] = previous;
+    data[t + EQUAL] = count;
+    data[t + IN_BUCKET] = bucket;
+    return true;
   }
 
   /**
    * The latency of rank `rank` (0-based, ascending): the coarse then the fine counts, walked from
-   * the nearer end, find its bucket; it is selected among that bucket's latencies.
+   * the nearer end, find its bucket; it is selected among that bucket's latencies. With `t` >= 0
+   * it becomes the value tracked there.
    */
-  private valueAtRank(rank: number): number {
+  private valueAtRank(rank: number, t: number): number {
     const coarse = this.coarseCount;
     const buckets = this.buckets;
     let bucket: number;
@@ -204,7 +298,21 @@ export class RollingWindow {
       below = this.size - above - buckets[BUCKET_STRIDE * bucket + COUNT]!;
     }
     const count = this.copyBucket(bucket);
-    return select(scratch, 0, count - 1, rank - below);
+    const value = select(scratch, 0, count - 1, rank - below);
+    if (t >= 0) {
+      let less = 0;
+      let equal = 0;
+      for (let i = 0; i < count; i++) {
+        if (scratch[i]! < value) less++;
+        else if (scratch[i] === value) equal++;
+      }
+      // A NaN latency (equal to nothing) is not tracked.
+      this.data[t + VALUE] = equal ? value : Number.NaN;
+      this.data[t + BELOW] = below + less;
+      this.data[t + EQUAL] = equal;
+      this.data[t + IN_BUCKET] = bucket;
+    }
+    return value;
   }
 
   /** Copies the latencies in `bucket` to the start of `scratch`, following its queue; returns how many. */

@@ -16,7 +16,10 @@ export function webRequest(req: IncomingMessage, res: ServerResponse): Request {
     else headers.set(name, value);
   }
   const aborted = new AbortController();
-  res.once('close', () => aborted.abort());
+  // Only a response cut short: aborting every finished one costs each call a DOMException and its stack trace.
+  res.once('close', () => {
+    if (!res.writableFinished) aborted.abort();
+  });
   // Host was checked against the bound address before (DNS rebinding protection).
   return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, signal: aborted.signal });
 }

@@ -88,6 +88,39 @@ describe('RollingWindow', () => {
     }
   });
 
+  it('stays exact when read after every observation, as the tracked p50 and p99 step from value to value', () => {
+    const random = seededRandom(11);
+    for (const [capacity, distinct] of [
+      [1000, 1_000_000],
+      [1000, 40],
+      [50, 3],
+      [2, 1_000_000],
+    ] as const) {
+      const window = new RollingWindow(capacity);
+      let kept: number[] = [];
+      for (let i = 0; i < 4000; i++) {
+        if (random() < 0.0005) {
+          window.clear();
+          kept = [];
+        }
+        // A burst now and then moves the ranks by many places at once; reads skip some observations.
+        const burst = random() < 0.01 ? 1 + Math.floor(random() * 50) : 1;
+        for (let b = 0; b < burst; b++) {
+          const value = (1 + Math.floor(random() * distinct)) / (distinct > 1000 ? 1000 : 1);
+          window.add(value, false);
+          kept.push(value);
+          if (kept.length > capacity) kept.shift();
+        }
+        if (random() < 0.2) continue;
+        const sorted = [...kept].sort((a, b) => a - b);
+        const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+        expect(window.percentiles(0.5, 0.99), `${capacity}/${distinct}/${i}`).toEqual([rank(0.5), rank(0.99)]);
+        // Reads of other quantiles in between retrack the values and stay exact too.
+        if (i % 500 === 0) expect(window.percentiles(0.9, 0.1, 0.5)).toEqual([rank(0.9), rank(0.1), rank(0.5)]);
+      }
+    }
+  });
+
   it('starts over after clear(), and takes a log latency the caller already has', () => {
     const window = new RollingWindow(10);
     for (let i = 1; i <= 25; i++) window.add(i, true);
