@@ -4,6 +4,8 @@
 // 75 histogram buckets filled), and the longest piece of a publish and merge round that holds the
 // event loop: building the summary (one piece), then decoding each replica's summary and minute
 // and merging (each its own piece, as src/fleet/fleet-link.ts runs them).
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { FakeClock } from '../dist/analysis/clock.js';
 import { FleetView } from '../dist/fleet/fleet-view.js';
 import { decodeMinute, decodeSummary, nextTurn, ReplicaSummarizer } from '../dist/fleet/replica-summary.js';
@@ -12,7 +14,11 @@ import { Engine } from '../dist/service-engine.js';
 const MINUTE = 60_000;
 const INTERVAL = 5000;
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 30);
-const ROUNDS = 11;
+const ROUNDS = 21;
+// Each measured publish or merge starts after a full collection, so the garbage of building the
+// replicas' traffic here is not collected inside it (what it allocates itself still is).
+v8.setFlagsFromString('--expose-gc');
+const collect = vm.runInNewContext('gc');
 
 // realistic: a few ms to a few hundred ms (about 15 buckets); full: one request per bucket.
 const latency = (spread, r) => (spread === 'full' ? 0.01 * 1.25 ** (r % 75) * 1.1 : 3 * Math.exp(((r * 7919) % 100) / 22));
@@ -35,6 +41,7 @@ function replica(operations, { perMinute = 60, minutes = 5, name = (i) => `GET /
   let served = 0;
   /** One publish: the longest piece that held the event loop, all pieces together, and what it wrote. */
   const publish = async () => {
+    collect();
     const { value: out, longest, total } = await pieces(() => summarizer.summarize(clock.now(), written));
     for (const m of out.minutes.keys()) if (m < out.currentMinute) written.add(m);
     return { ...out, longest, total };
@@ -50,7 +57,8 @@ function replica(operations, { perMinute = 60, minutes = 5, name = (i) => `GET /
 /**
  * Runs `task` and measures how it holds the event loop, as a request waiting on it would see it:
  * a probe asks for every turn of the loop, and the longest gap between two turns is the longest
- * piece. `total` is the time from start to end.
+ * piece (wall time: on this shared machine it includes whatever else ran meanwhile). `total` is
+ * from start to end.
  */
 async function pieces(task) {
   let longest = 0;
@@ -60,6 +68,7 @@ async function pieces(task) {
   const probe = () => {
     const now = performance.now();
     longest = Math.max(longest, now - last);
+    if (process.env.PIECES) process.stderr.write(`${(now - last).toFixed(2)} `);
     last = now;
     if (!done) setImmediate(probe);
   };
@@ -68,6 +77,7 @@ async function pieces(task) {
   const total = performance.now() - started;
   done = true;
   await new Promise((resolve) => setImmediate(resolve));
+  if (process.env.PIECES) process.stderr.write('\n');
   return { value, longest, total };
 }
 
@@ -89,15 +99,17 @@ async function publishFigures(label, operations, options) {
   const turn = await r.publish();
   const current = last.minutes.get(last.currentMinute);
   const f = (x) => x.toFixed(2);
-  console.log(
-    `${label.padEnd(58)} summary ${kb(last.text).padStart(9)}  current minute ${kb(current).padStart(9)}  publish: longest piece ${f(median(steady.map((p) => p.longest)))} ms of ${f(median(steady.map((p) => p.total)))} ms (medians of ${ROUNDS}, every operation with new requests); first ${f(first.longest)} of ${f(first.total)} ms; minute turn ${f(turn.longest)} of ${f(turn.total)} ms`,
-  );
-  return { last, steadyLongest: median(steady.map((p) => p.longest)) };
+  const figures = (p) => `${f(p.longest)} ms of ${f(p.total)} ms`;
+  const mid = { longest: median(steady.map((p) => p.longest)), total: median(steady.map((p) => p.total)) };
+  console.log(`${label}: summary ${kb(last.text)}, current minute ${kb(current)}`);
+  console.log(`  publish, every operation with new requests (medians of ${ROUNDS}): longest piece ${figures(mid)}`);
+  console.log(`  first publish: longest piece ${figures(first)}; first after the minute turns: ${figures(turn)}`);
+  return { last, steady: mid };
 }
 
 console.log('What a replica writes to Redis every publish interval, and how it holds the event loop:');
 await publishFigures('50 operations, 60 requests/min each', 50);
-const { last: last500, steadyLongest } = await publishFigures('500 operations, 60 requests/min each', 500);
+const { last: last500, steady: steady500 } = await publishFigures('500 operations, 60 requests/min each', 500);
 await publishFigures('worst case: 1000 operations, 1024-char names, 75 buckets', 1000, {
   perMinute: 75,
   minutes: 1,
@@ -125,7 +137,11 @@ const merge = async () => {
   await view.update(summaries);
 };
 const merges = [];
-for (let i = 0; i < 2 * ROUNDS; i++) merges.push(await pieces(merge));
-const mergeLongest = median(merges.map((m) => m.longest));
-console.log(`merging 3 replicas of 500 operations: longest piece ${mergeLongest.toFixed(2)} ms of ${median(merges.map((m) => m.total)).toFixed(2)} ms (medians of ${2 * ROUNDS})`);
-console.log(`longest piece of a publish and merge round (500 operations, 3 replicas): ${Math.max(steadyLongest, mergeLongest).toFixed(2)} ms`);
+for (let i = 0; i < 2 * ROUNDS; i++) {
+  collect();
+  merges.push(await pieces(merge));
+}
+const mergeFigures = { longest: median(merges.map((m) => m.longest)), total: median(merges.map((m) => m.total)) };
+const f = (x) => x.toFixed(2);
+console.log(`merging 3 replicas of 500 operations (medians of ${2 * ROUNDS}): longest piece ${f(mergeFigures.longest)} ms of ${f(mergeFigures.total)} ms`);
+console.log(`longest piece of a publish and merge round (500 operations, 3 replicas): ${f(Math.max(steady500.longest, mergeFigures.longest))} ms`);

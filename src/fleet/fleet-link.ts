@@ -2,8 +2,11 @@
  * A replica's link to its fleet on Redis (docs/state.md, Fleet view): every publish interval it
  * publishes its summary and the minutes of its history not yet written, then reads every
  * replica's and merges them into the fleet view. Both run on an unref'd timer, off the request
- * path and the tool calls; a Redis that fails turns the view off (the tools then show this
- * replica's own figures, saying so) until a round succeeds.
+ * path and the tool calls, in pieces of about 1 ms (PIECE_MS, src/fleet/replica-summary.ts)
+ * between turns of the event loop (building the summary; decoding each summary and each minute
+ * read; merging), so a request or a tool call never waits behind a whole round. A Redis that
+ * fails turns the view off (the tools then show this replica's own figures, saying so) until a
+ * round succeeds.
  *
  * Keys, beside the store's collections under `svc:{<service name>}:`:
  * - `fleet:replicas`: a sorted set of replica ids by last publish (the replicas' clocks);
@@ -87,6 +90,7 @@ export class FleetLink {
     const { instanceId, clock, historyMinutes, replicaTtlMs } = this.options;
     const now = clock.now();
     const { text, currentMinute, minutes } = await this.summarizer.summarize(now, this.written);
+    await nextTurn();
     this.lastSummaryBytes = Buffer.byteLength(text);
     const oldest = currentMinute - historyMinutes * MINUTE_MS;
     const gone = [...this.written].filter((m) => m < oldest);

@@ -7,8 +7,8 @@
  * union of their requests, never averages of percentiles.
  *
  * Bounded: at most `limits.max-operations` operations (names up to MAX_NAME_CHARS), 75 buckets
- * each, and the SLOs configured. Decoding checks every field: a malformed or oversized summary in
- * Redis is skipped, never trusted.
+ * each, and the SLOs configured. Decoding checks every field (a histogram must hold its count of
+ * requests): a malformed or oversized summary in Redis is skipped, never trusted.
  */
 import type { Engine } from '../analysis/engine.js';
 import { HISTOGRAM_BUCKETS } from '../analysis/latency-histogram.js';
@@ -127,14 +127,14 @@ export class Pieces {
   }
 }
 
-/** `[n,c,n,c...]`: the non-empty buckets of `histogram` (plus `plus`), as JSON. */
+/** `[n,c,n,c...]`: the non-empty buckets of `histogram` (plus `plus`), as JSON; one flat string, cheap to join. */
 function pairsText(histogram: Uint32Array, plus?: Uint32Array): string {
-  let text = '';
+  const pairs: number[] = [];
   for (let i = 0; i < HISTOGRAM_BUCKETS; i++) {
     const n = plus ? histogram[i]! + plus[i]! : histogram[i]!;
-    if (n) text += text ? `,${i},${n}` : `${i},${n}`;
+    if (n) pairs.push(i, n);
   }
-  return `[${text}]`;
+  return `[${pairs.join(',')}]`;
 }
 
 /** What the summarizer keeps of an operation between publishes. */

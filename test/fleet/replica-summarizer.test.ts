@@ -67,6 +67,32 @@ describe('the summarizer keeps rows between publishes', () => {
     expect(gone.minutes).toEqual([]);
   });
 
+  it('is one snapshot at now: requests while its pieces run, even in the next minute, wait for the next summary', async () => {
+    const { h, summarizer } = setup();
+    for (let m = 0; m < 5; m++) {
+      h.clock.set(M0 + m * MINUTE + 1000);
+      for (let i = 0; i <= m; i++) h.request('/a', 5);
+    }
+    h.clock.set(M0 + 4 * MINUTE + 59_000);
+    const pending = summarizer.summarize(h.clock.now(), new Set());
+    // Its first piece has run: the minute turns and requests arrive before the next.
+    h.clock.set(M0 + 5 * MINUTE + 1000);
+    for (let i = 0; i < 10; i++) h.request('/a', 500, true);
+    h.request('/b', 5);
+    const { text, minutes, currentMinute } = await pending;
+    const summary = decoded(text);
+    expect(currentMinute).toBe(M0 + 4 * MINUTE);
+    // Minutes 0 to 4 served 1 + 2 + 3 + 4 + 5 requests of 5 ms, none failing.
+    const a = summary.operations.get(A)!;
+    expect([a.count, a.errors, a.histogram.filter((n) => n > 0)]).toEqual([15, 0, Uint32Array.of(15)]);
+    expect(summary.operations.has(B)).toBe(false);
+    expect(decodeMinute(minutes.get(currentMinute)!, 1000)!.get(A)).toMatchObject({ count: 5, errors: 0 });
+    // The next summary has them.
+    const next = decoded((await summarizer.summarize(h.clock.now(), new Set([M0, M0 + MINUTE, M0 + 2 * MINUTE, M0 + 3 * MINUTE]))).text);
+    expect(counts(next, A)).toMatchObject({ count: 2 + 3 + 4 + 5 + 10, errors: 10 });
+    expect(counts(next, B)?.count).toBe(1);
+  });
+
   it('publishes what a fresh summarizer publishes, after requests, quiet publishes and turning minutes', async () => {
     const { h, summarizer } = setup();
     const written = new Set<number>();
