@@ -110,12 +110,21 @@ async function publishFigures(label, operations, options) {
 console.log('What a replica writes to Redis every publish interval, and how it holds the event loop:');
 await publishFigures('50 operations, 60 requests/min each', 50);
 const { last: last500, steady: steady500 } = await publishFigures('500 operations, 60 requests/min each', 500);
-await publishFigures('worst case: 1000 operations, 1024-char names, 75 buckets', 1000, {
+const { last: worst } = await publishFigures('worst case: 1000 operations, 1024-char names, 75 buckets', 1000, {
   perMinute: 75,
   minutes: 1,
   name: (i) => `GET /${String(i).padStart(6, '0')}/${'x'.repeat(1012)}`,
   spread: 'full',
 });
+
+// A reader decodes each summary in one piece (JSON.parse is not split).
+const decodeWorst = Array.from({ length: ROUNDS }, () => {
+  collect();
+  const started = performance.now();
+  decodeSummary(worst.text, 1000);
+  return performance.now() - started;
+});
+console.log(`  a reader decodes that summary in one piece of ${median(decodeWorst).toFixed(2)} ms (median of ${ROUNDS})`);
 
 // Merging three replicas of 500 operations as src/fleet/fleet-link.ts does: decoding each summary
 // and each current minute in a turn of its own, then merging in pieces.
