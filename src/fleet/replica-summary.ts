@@ -179,8 +179,8 @@ export interface PublishedSummary {
  * PIECE_MS between which the app runs. The summary is one snapshot at `now`: the first piece only
  * copies the current minute of each operation with requests since the last publish; later pieces
  * read closed minutes, which no request changes (MinuteHistory.minuteAt reads them by their start,
- * so a minute turning meanwhile cannot shift them), and the copies. Its own status is read in the
- * last piece, a few ms after `now`.
+ * so a minute turning meanwhile cannot shift them), and the copies. Its own status and its SLOs'
+ * counts are read in the last pieces, a few ms after `now`.
  *
  * It keeps each operation's rows: an operation without requests since the last publish (and the
  * minute not turned) is not encoded again, and the sum of its closed recent minutes is made once
