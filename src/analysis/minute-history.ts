@@ -125,6 +125,25 @@ export class MinuteHistory {
     return this.recent(now, count).map(({ start, slot }) => ({ minuteStart: start, count: this.ring.get(slot, COUNT), errors: this.ring.get(slot, ERRORS), histogram: this.histograms[slot]! }));
   }
 
+  /** Requests added so far: while it is unchanged and the minute has not turned, every minute reads as before. */
+  get changes(): number {
+    return this.writes;
+  }
+
+  /**
+   * The minute starting at `start` when it is still kept and saw traffic, its histogram not copied
+   * (read it before the next request). Read against the newest minute kept, so a reader holding
+   * an earlier `now` never gets another minute's counts: a minute gone from the ring reads as none.
+   */
+  minuteAt(now: number, start: number): MinuteCounts | undefined {
+    const newest = this.ring.buckets(now, 1)[0]!;
+    const back = Math.round((newest.start - start) / MINUTE_MS);
+    if (!(back >= 0 && back <= this.minutes) || start % MINUTE_MS !== 0) return undefined;
+    const slot = (newest.slot - back + this.ring.size) % this.ring.size;
+    const count = this.ring.get(slot, COUNT);
+    return count > 0 ? { minuteStart: start, count, errors: this.ring.get(slot, ERRORS), histogram: this.histograms[slot]! } : undefined;
+  }
+
   /** One entry per minute with traffic over the last `count` minutes (the current one included), oldest first. */
   series(now: number, count: number): MinuteStats[] {
     return this.recent(now, count).map(({ start, slot }) => {

@@ -35,6 +35,8 @@ export class FleetHistory {
   private readonly firstAt = new Map<string, number>();
   /** Operations left out beyond `maxOperations`. */
   overflow = 0;
+  /** The oldest minute kept at the last prune. */
+  private prunedTo = Number.NaN;
 
   constructor(
     private readonly historyMinutes: number,
@@ -76,9 +78,11 @@ export class FleetHistory {
     this.replicas.delete(replica);
   }
 
-  /** Drops minutes that left the history at `now`. */
+  /** Drops minutes that left the history at `now`, once per minute (one folded older meanwhile goes at the next). */
   prune(now: number): void {
     const oldest = Math.floor(now / MINUTE_MS) * MINUTE_MS - this.historyMinutes * MINUTE_MS;
+    if (oldest === this.prunedTo) return;
+    this.prunedTo = oldest;
     for (const [operation, minutes] of this.closed) {
       for (const minute of minutes.keys()) if (minute < oldest) minutes.delete(minute);
       if (minutes.size === 0) this.closed.delete(operation);

@@ -2,8 +2,11 @@
  * A replica's link to its fleet on Redis (docs/state.md, Fleet view): every publish interval it
  * publishes its summary and the minutes of its history not yet written, then reads every
  * replica's and merges them into the fleet view. Both run on an unref'd timer, off the request
- * path and the tool calls; a Redis that fails turns the view off (the tools then show this
- * replica's own figures, saying so) until a round succeeds.
+ * path and the tool calls, in pieces of about 1 ms (PIECE_MS, src/fleet/replica-summary.ts)
+ * between turns of the event loop (building the summary; decoding each summary and each minute
+ * read; merging), so a request or a tool call never waits behind a whole round. A Redis that
+ * fails turns the view off (the tools then show this replica's own figures, saying so) until a
+ * round succeeds.
  *
  * Keys, beside the store's collections under `svc:{<service name>}:`:
  * - `fleet:replicas`: a sorted set of replica ids by last publish (the replicas' clocks);
@@ -16,7 +19,7 @@ import type { Clock } from '../analysis/clock.js';
 import type { Engine } from '../analysis/engine.js';
 import type { RedisStore } from '../store/redis-store.js';
 import type { FleetView } from './fleet-view.js';
-import { decodeMinute, decodeSummary, encodeSummary, type ReplicaSummary, summarizeReplica } from './replica-summary.js';
+import { decodeMinute, decodeSummary, nextTurn, ReplicaSummarizer, type ReplicaSummary } from './replica-summary.js';
 
 /** Replicas read at most (the most recently published first); more are counted and named in the note. */
 export const MAX_REPLICAS = 100;
@@ -43,10 +46,13 @@ export class FleetLink {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private down = false;
+  private readonly summarizer: ReplicaSummarizer;
   /** The size in bytes of the last summary published (for the figures in docs/state.md). */
   lastSummaryBytes = 0;
 
-  constructor(private readonly options: FleetLinkOptions) {}
+  constructor(private readonly options: FleetLinkOptions) {
+    this.summarizer = new ReplicaSummarizer(options.engine, options.instanceId, options.startedAt, options.historyMinutes);
+  }
 
   private key(name: string): string {
     return this.options.store.key(name);
@@ -81,12 +87,12 @@ export class FleetLink {
   }
 
   async publish(): Promise<void> {
-    const { engine, instanceId, startedAt, clock, historyMinutes, replicaTtlMs } = this.options;
+    const { instanceId, clock, historyMinutes, replicaTtlMs } = this.options;
     const now = clock.now();
-    const { summary, minutes } = summarizeReplica(engine, instanceId, startedAt, now, historyMinutes, this.written);
-    const text = encodeSummary(summary);
+    const { text, currentMinute, minutes } = await this.summarizer.summarize(now, this.written);
+    await nextTurn();
     this.lastSummaryBytes = Buffer.byteLength(text);
-    const oldest = summary.currentMinute - historyMinutes * MINUTE_MS;
+    const oldest = currentMinute - historyMinutes * MINUTE_MS;
     const gone = [...this.written].filter((m) => m < oldest);
     await this.options.store.run(async (client) => {
       const multi = client.multi();
@@ -99,7 +105,7 @@ export class FleetLink {
       await multi.exec();
     });
     for (const m of gone) this.written.delete(m);
-    for (const minute of minutes.keys()) if (minute < summary.currentMinute) this.written.add(minute);
+    for (const minute of minutes.keys()) if (minute < currentMinute) this.written.add(minute);
   }
 
   async merge(): Promise<void> {
@@ -112,33 +118,36 @@ export class FleetLink {
       const texts = ids.length ? await client.mGet(ids.map((id) => this.key(`fleet:replica:${id}`))) : [];
       const live: ReplicaSummary[] = [];
       const expired: string[] = [];
-      ids.forEach((id, i) => {
+      for (const [i, id] of ids.entries()) {
         const text = texts[i];
+        if (typeof text === 'string') await nextTurn();
         const summary = typeof text === 'string' ? decodeSummary(text, maxOperations) : undefined;
         if (summary && summary.id === id) live.push(summary);
         else if (text === null) expired.push(id);
-      });
+      }
       if (expired.length) await client.zRem(index, expired);
       // Each replica's closed minutes not yet read, and its current one: one HMGET per replica.
       const wanted = live.map((s) => [...history.wanted(s.id, s.minutes, s.currentMinute), s.currentMinute]);
       const minutes = await Promise.all(live.map((s, i) => client.hmGet(this.key(`fleet:minutes:${s.id}`), wanted[i]!.map(String))));
-      live.forEach((s, i) => {
-        const fields = wanted[i]!;
-        fields.forEach((minute, j) => {
+      for (const [i, s] of live.entries()) {
+        for (const [j, minute] of wanted[i]!.entries()) {
           const text = minutes[i]![j];
-          const data = typeof text === 'string' ? decodeMinute(text, maxOperations) : undefined;
-          if (!data) return;
+          if (typeof text !== 'string') continue;
+          await nextTurn();
+          const data = decodeMinute(text, maxOperations);
+          if (!data) continue;
           if (minute === s.currentMinute) history.setOpen(s.id, minute, data);
           else history.fold(s.id, minute, data);
-        });
+        }
         for (const [name, op] of s.operations) history.noteFirst(name, op.firstAt);
-      });
+      }
       return { live, leftOut: Math.max(0, total - ids.length) };
     });
     const liveIds = new Set(summaries.live.map((s) => s.id));
     for (const id of history.replicaIds()) if (!liveIds.has(id)) history.leave(id);
     history.prune(clock.now());
-    view.update(summaries.live, summaries.leftOut);
+    await nextTurn();
+    await view.update(summaries.live, summaries.leftOut);
   }
 
   /** Stops publishing and leaves the fleet at once (a replica that is killed leaves after the TTL). */

@@ -12,12 +12,12 @@
  */
 import type { Clock } from '../analysis/clock.js';
 import type { FleetFigures } from '../analysis/health-aggregator.js';
-import { HISTOGRAM_BUCKETS, histogramPercentile } from '../analysis/latency-histogram.js';
+import { HISTOGRAM_BUCKETS, histogramPercentiles } from '../analysis/latency-histogram.js';
 import type { MinuteSummary } from '../analysis/minute-history.js';
 import { type SloCounts, type SloDefinition, type SloStatus, sloStatusFromCounts } from '../analysis/slo-tracker.js';
 import { FleetHistory, type OperationHistory } from './fleet-history.js';
 import { findOutliers, type Outlier } from './outliers.js';
-import { addHistogram, type OperationCounts, type ReplicaStatus, type ReplicaSummary } from './replica-summary.js';
+import { addHistogram, type OperationCounts, Pieces, type ReplicaStatus, type ReplicaSummary } from './replica-summary.js';
 
 export interface ReplicaInfo {
   readonly id: string;
@@ -32,29 +32,33 @@ export interface ReplicaInfo {
 
 /** The fleet merged at one time. */
 export class FleetSnapshot implements FleetFigures {
-  readonly operations: readonly string[];
-  readonly slos: readonly SloStatus[];
-  readonly replicas: readonly ReplicaInfo[];
-  readonly outliers: readonly Outlier[];
-  /** Operations beyond `maxOperations` (replica by replica, in order of last publish), not merged. */
-  operationsLeftOut = 0;
-  private readonly recent = new Map<string, MinuteSummary>();
-
-  constructor(
-    summaries: readonly ReplicaSummary[],
+  private constructor(
     readonly mergedAt: number,
-    ownId: string,
-    ownSlos: readonly SloDefinition[],
-    maxOperations = Number.POSITIVE_INFINITY,
-  ) {
+    readonly operations: readonly string[],
+    private readonly recent: ReadonlyMap<string, MinuteSummary>,
+    readonly slos: readonly SloStatus[],
+    readonly replicas: readonly ReplicaInfo[],
+    readonly outliers: readonly Outlier[],
+    /** Operations beyond `maxOperations` (replica by replica, in order of last publish), not merged. */
+    readonly operationsLeftOut: number,
+  ) {}
+
+  /**
+   * Merges `summaries` in pieces of about PIECE_MS (src/fleet/replica-summary.ts), between which the
+   * app runs; the snapshot is built aside and shown whole.
+   */
+  static async merge(summaries: readonly ReplicaSummary[], mergedAt: number, ownId: string, ownSlos: readonly SloDefinition[], maxOperations = Number.POSITIVE_INFINITY): Promise<FleetSnapshot> {
+    const pieces = new Pieces();
     const fleet = new Map<string, { count: number; errors: number; histogram: Uint32Array }>();
+    let operationsLeftOut = 0;
     for (const s of summaries) {
       for (const [name, c] of s.operations) {
+        if (pieces.due()) await pieces.next();
         let sum = fleet.get(name);
         if (!sum) {
           // Replicas may each track other operations: the fleet holds as many as one replica may.
           if (fleet.size >= maxOperations) {
-            this.operationsLeftOut++;
+            operationsLeftOut++;
             continue;
           }
           fleet.set(name, (sum = { count: 0, errors: 0, histogram: new Uint32Array(HISTOGRAM_BUCKETS) }));
@@ -64,23 +68,19 @@ export class FleetSnapshot implements FleetFigures {
         addHistogram(sum.histogram, c.histogram);
       }
     }
+    const recent = new Map<string, MinuteSummary>();
     for (const [name, c] of fleet) {
-      this.recent.set(name, {
-        count: c.count,
-        errors: c.errors,
-        errorRate: c.count ? c.errors / c.count : 0,
-        p50: histogramPercentile([c.histogram], 0.5),
-        p99: histogramPercentile([c.histogram], 0.99),
-      });
+      if (pieces.due()) await pieces.next();
+      const [p50, p99] = histogramPercentiles([c.histogram], [0.5, 0.99]) as [number, number];
+      recent.set(name, { count: c.count, errors: c.errors, errorRate: c.count ? c.errors / c.count : 0, p50, p99 });
     }
-    this.operations = [...fleet.keys()];
-    this.slos = mergeSlos(summaries, ownSlos);
     const byReplica = new Map<string, ReadonlyMap<string, OperationCounts>>(summaries.map((s) => [s.id, s.operations]));
-    this.outliers = findOutliers(byReplica, fleet);
-    const outlierOf = new Map(this.outliers.map((o) => [o.replica, o]));
-    this.replicas = summaries
+    const outliers = await findOutliers(byReplica, fleet, pieces);
+    const outlierOf = new Map(outliers.map((o) => [o.replica, o]));
+    const replicas = summaries
       .map((s) => ({ id: s.id, startedAt: s.startedAt, seenAt: s.seenAt, status: s.status, reason: s.reason, self: s.id === ownId, outlier: outlierOf.get(s.id) }))
       .sort((a, b) => replicaRank(a) - replicaRank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return new FleetSnapshot(mergedAt, [...fleet.keys()], recent, mergeSlos(summaries, ownSlos), replicas, outliers, operationsLeftOut);
   }
 
   recentOf(operation: string): MinuteSummary | undefined {
@@ -154,12 +154,13 @@ export class FleetView {
     this.history = new FleetHistory(options.historyMinutes, options.maxOperations);
   }
 
-  /** A merge of the summaries just read. */
-  update(summaries: readonly ReplicaSummary[], replicasLeftOut = 0): FleetSnapshot {
-    this.snapshot = new FleetSnapshot(summaries, this.options.clock.now(), this.options.ownId, this.options.ownSlos(), this.options.maxOperations);
+  /** A merge of the summaries just read (in pieces; the view shows the previous merge until it is done). */
+  async update(summaries: readonly ReplicaSummary[], replicasLeftOut = 0): Promise<FleetSnapshot> {
+    const snapshot = await FleetSnapshot.merge(summaries, this.options.clock.now(), this.options.ownId, this.options.ownSlos(), this.options.maxOperations);
+    this.snapshot = snapshot;
     this.replicasLeftOut = replicasLeftOut;
     this.failure = undefined;
-    return this.snapshot;
+    return snapshot;
   }
 
   /** A refresh that failed: the view is off until one succeeds. */

@@ -10,8 +10,8 @@
  *   its requests are that slow: a tail of its own, not one or two stragglers (with few requests a
  *   p99 is the slowest request).
  */
-import { bucketValue, HISTOGRAM_BUCKETS, histogramPercentile } from '../analysis/latency-histogram.js';
-import type { OperationCounts } from './replica-summary.js';
+import { bucketValue, HISTOGRAM_BUCKETS } from '../analysis/latency-histogram.js';
+import { type OperationCounts, Pieces } from './replica-summary.js';
 
 export const MIN_REQUESTS = 20;
 export const ERROR_RATE_GAP = 0.1;
@@ -49,23 +49,39 @@ export function outlierReasonText(r: OutlierReason): string {
   return `${r.operation} ${figures} on the other replicas (${r.requests} vs ${r.restRequests} requests)`;
 }
 
+const BUCKET_VALUES = Array.from({ length: HISTOGRAM_BUCKETS }, (_, i) => bucketValue(i));
+
 /** Requests of `histogram` in buckets read as slower than `ms`. */
 function slowerThan(histogram: Uint32Array, ms: number): number {
   let count = 0;
-  for (let i = 0; i < HISTOGRAM_BUCKETS; i++) if (bucketValue(i) >= ms) count += histogram[i]!;
+  for (let i = 0; i < HISTOGRAM_BUCKETS; i++) if (BUCKET_VALUES[i]! >= ms) count += histogram[i]!;
   return count;
 }
 
 /**
- * Outlier replicas among `replicas` (id → operation → its recent counts), given the fleet's sum per
- * operation. At least two replicas must serve an operation for anyone to be named on it.
+ * The nearest-rank p99 of `histogram` holding `total` requests (as histogramPercentile reads it),
+ * walked down from the slowest bucket: the buckets below the p99 are never read.
  */
-export function findOutliers(replicas: ReadonlyMap<string, ReadonlyMap<string, OperationCounts>>, fleet: ReadonlyMap<string, OperationCounts>): Outlier[] {
+function p99Of(histogram: Uint32Array, total: number): number {
+  const above = total - Math.max(1, Math.ceil(0.99 * total));
+  let seen = 0;
+  let i = HISTOGRAM_BUCKETS - 1;
+  while (i > 0 && seen + histogram[i]! <= above) seen += histogram[i--]!;
+  return BUCKET_VALUES[i]!;
+}
+
+/**
+ * Outlier replicas among `replicas` (id → operation → its recent counts), given the fleet's sum per
+ * operation, each histogram holding its count of requests (decodeSummary checks it). At least two
+ * replicas must serve an operation for anyone to be named on it. Runs in `pieces`.
+ */
+export async function findOutliers(replicas: ReadonlyMap<string, ReadonlyMap<string, OperationCounts>>, fleet: ReadonlyMap<string, OperationCounts>, pieces = new Pieces()): Promise<Outlier[]> {
   const outliers: Outlier[] = [];
   const rest = new Uint32Array(HISTOGRAM_BUCKETS);
   for (const [replica, operations] of replicas) {
     const reasons: (OutlierReason & { score: number })[] = [];
     for (const [operation, own] of operations) {
+      if (pieces.due()) await pieces.next();
       const all = fleet.get(operation);
       if (!all || own.count < MIN_REQUESTS) continue;
       const restCount = all.count - own.count;
@@ -76,8 +92,8 @@ export function findOutliers(replicas: ReadonlyMap<string, ReadonlyMap<string, O
         reasons.push({ operation, kind: 'errors', value: errorRate, rest: restErrorRate, requests: own.count, restRequests: restCount, score: errorRate - restErrorRate });
       }
       for (let i = 0; i < HISTOGRAM_BUCKETS; i++) rest[i] = all.histogram[i]! - own.histogram[i]!;
-      const p99 = histogramPercentile([own.histogram], 0.99);
-      const restP99 = histogramPercentile([rest], 0.99);
+      const p99 = p99Of(own.histogram, own.count);
+      const restP99 = p99Of(rest, restCount);
       if (p99 >= LATENCY_FACTOR * restP99 && p99 - restP99 >= LATENCY_GAP_MS && slowerThan(own.histogram, LATENCY_FACTOR * restP99) >= SLOW_SHARE * own.count) {
         reasons.push({ operation, kind: 'latency', value: p99, rest: restP99, requests: own.count, restRequests: restCount, score: p99 / restP99 - 1 });
       }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { FleetHistory } from '../../src/fleet/fleet-history.js';
 import { FleetSnapshot, FleetView } from '../../src/fleet/fleet-view.js';
-import { decodeMinute, decodeSummary, encodeSummary, type ReplicaSummary, summarizeReplica } from '../../src/fleet/replica-summary.js';
+import { decodeMinute, decodeSummary, ReplicaSummarizer, type ReplicaSummary } from '../../src/fleet/replica-summary.js';
 import { engineHarness } from '../support/engine-harness.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 10);
@@ -23,9 +23,9 @@ function replica(latencies: readonly number[], errors = 0, slo = false) {
   return h;
 }
 
-function summaryOf(id: string, h: ReturnType<typeof replica>): ReplicaSummary {
+async function summaryOf(id: string, h: ReturnType<typeof replica>): Promise<ReplicaSummary> {
   // Through the wire format, as the fleet reads it.
-  const decoded = decodeSummary(encodeSummary(summarizeReplica(h.engine, id, T0 - 60_000, h.clock.now(), 60, new Set()).summary), 1000);
+  const decoded = decodeSummary((await new ReplicaSummarizer(h.engine, id, T0 - 60_000, 60).summarize(h.clock.now(), new Set())).text, 1000);
   expect(decoded).toBeDefined();
   return decoded!;
 }
@@ -43,11 +43,11 @@ function view(clock = new FakeClock(T0)) {
 const fast = (n: number, ms = 4) => Array.from({ length: n }, (_, i) => ms + (i % 3));
 
 describe('merging replicas', () => {
-  it('adds requests and errors, and reads p99 from the union of the requests, not the mean of the replicas p99s', () => {
+  it('adds requests and errors, and reads p99 from the union of the requests, not the mean of the replicas p99s', async () => {
     const a = [...fast(58), 300, 320];
     const b = fast(60);
     const c = fast(60);
-    const fleet = view().update([summaryOf('a', replica(a, 3)), summaryOf('b', replica(b, 1)), summaryOf('c', replica(c))]);
+    const fleet = await view().update([await summaryOf('a', replica(a, 3)), await summaryOf('b', replica(b, 1)), await summaryOf('c', replica(c))]);
     const merged = fleet.recentOf(OP)!;
     expect(merged.count).toBe(180);
     expect(merged.errors).toBe(4);
@@ -61,9 +61,9 @@ describe('merging replicas', () => {
     expect(Math.abs(merged.p50 / nearestRank(union, 0.5) - 1)).toBeLessThan(0.125);
   });
 
-  it('names the replica whose error rate is clearly above the rest of the fleet, and no one on a handful of requests', () => {
+  it('names the replica whose error rate is clearly above the rest of the fleet, and no one on a handful of requests', async () => {
     const bad = replica(fast(60), 30);
-    const fleet = view().update([summaryOf('a', replica(fast(60), 1)), summaryOf('b', replica(fast(60))), summaryOf('c', bad)]);
+    const fleet = await view().update([await summaryOf('a', replica(fast(60), 1)), await summaryOf('b', replica(fast(60))), await summaryOf('c', bad)]);
     expect(fleet.outliers.map((o) => o.replica)).toEqual(['c']);
     const reason = fleet.outliers[0]!.reasons[0]!;
     expect(reason).toMatchObject({ operation: OP, kind: 'errors', requests: 60, restRequests: 120 });
@@ -71,60 +71,66 @@ describe('merging replicas', () => {
     expect(reason.rest).toBeCloseTo(1 / 120);
     expect(fleet.replicas[0]).toMatchObject({ id: 'c', outlier: fleet.outliers[0] });
 
-    const few = view().update([summaryOf('a', replica(fast(10))), summaryOf('b', replica(fast(10))), summaryOf('c', replica(fast(10), 8))]);
+    const few = await view().update([await summaryOf('a', replica(fast(10))), await summaryOf('b', replica(fast(10))), await summaryOf('c', replica(fast(10), 8))]);
     expect(few.outliers).toEqual([]);
   });
 
-  it('names a replica with a slow tail of its own, not one with a straggler', () => {
+  it('names a replica with a slow tail of its own, not one with a straggler', async () => {
     const slowTail = [...fast(50), ...Array.from({ length: 10 }, () => 200)];
-    const fleet = view().update([summaryOf('a', replica(fast(60))), summaryOf('b', replica(slowTail)), summaryOf('c', replica(fast(60)))]);
+    const fleet = await view().update([await summaryOf('a', replica(fast(60))), await summaryOf('b', replica(slowTail)), await summaryOf('c', replica(fast(60)))]);
     expect(fleet.outliers.map((o) => [o.replica, o.reasons[0]!.kind])).toEqual([['b', 'latency']]);
-    const straggler = view().update([summaryOf('a', replica(fast(60))), summaryOf('b', replica([...fast(59), 200])), summaryOf('c', replica(fast(60)))]);
+    const straggler = await view().update([await summaryOf('a', replica(fast(60))), await summaryOf('b', replica([...fast(59), 200])), await summaryOf('c', replica(fast(60)))]);
     expect(straggler.outliers).toEqual([]);
   });
 
-  it('sums SLO counts: two replicas below min-events each make a verdict together', () => {
-    const one = view().update([summaryOf('a', replica(fast(60), 0, true))]);
+  it('sums SLO counts: two replicas below min-events each make a verdict together', async () => {
+    const one = await view().update([await summaryOf('a', replica(fast(60), 0, true))]);
     expect(one.slos[0]).toMatchObject({ name: 'orders-availability', compliance: 'INSUFFICIENT_DATA', totalRequests: 60 });
-    const two = view().update([summaryOf('a', replica(fast(60), 0, true)), summaryOf('b', replica(fast(60), 0, true))]);
+    const two = await view().update([await summaryOf('a', replica(fast(60), 0, true)), await summaryOf('b', replica(fast(60), 0, true))]);
     expect(two.slos[0]).toMatchObject({ compliance: 'HEALTHY', totalRequests: 120, failedRequests: 0, budgetRemaining: 1 });
-    const failing = view().update([summaryOf('a', replica(fast(60), 0, true)), summaryOf('b', replica(fast(60), 3, true))]);
+    const failing = await view().update([await summaryOf('a', replica(fast(60), 0, true)), await summaryOf('b', replica(fast(60), 3, true))]);
     // A window of 1 s, watched whole: 3 bad of 120 events against 1 % allowed (1.2 bad events) spends the budget.
     expect(failing.slos[0]).toMatchObject({ compliance: 'VIOLATED', totalRequests: 120, failedRequests: 3, budgetRemaining: 0 });
   });
 
-  it('judges health on the fleet figures: operations served only by another replica are listed', () => {
+  it('judges health on the fleet figures: operations served only by another replica are listed', async () => {
     const a = replica(fast(20));
-    const fleet = view().update([summaryOf('a', a), summaryOf('b', replica(fast(40)))]);
+    const fleet = await view().update([await summaryOf('a', a), await summaryOf('b', replica(fast(40)))]);
     const health = a.engine.healthSummary(fleet);
     expect(health.operations.find((o) => o.operation === OP)?.requestCount).toBe(60);
   });
 
-  it('holds as many operations as one replica may, counting the rest', () => {
+  it('holds as many operations as one replica may, counting the rest', async () => {
     const other = engineHarness();
     other.clock.set(T0);
     other.request('/other', 5);
-    const summaries = [summaryOf('a', replica(fast(5))), summaryOf('b', other)];
-    const capped = new FleetSnapshot(summaries, T0, 'a', [], 1);
+    const summaries = [await summaryOf('a', replica(fast(5))), await summaryOf('b', other)];
+    const capped = await FleetSnapshot.merge(summaries, T0, 'a', [], 1);
     expect(capped.operations).toEqual([OP]);
     expect(capped.operationsLeftOut).toBe(1);
   });
 });
 
 describe('the wire format', () => {
-  it('round-trips a summary and a minute, and refuses malformed ones', () => {
+  it('round-trips a summary and a minute, and refuses malformed ones', async () => {
     const h = replica(fast(30), 2);
-    const { summary, minutes } = summarizeReplica(h.engine, 'a', T0, h.clock.now(), 60, new Set());
-    const back = decodeSummary(encodeSummary(summary), 1000)!;
-    expect(back.operations.get(OP)).toMatchObject({ count: 30, errors: 2 });
-    expect([...back.operations.get(OP)!.histogram]).toEqual([...summary.operations.get(OP)!.histogram]);
+    const { text, minutes } = await new ReplicaSummarizer(h.engine, 'a', T0, 60).summarize(h.clock.now(), new Set());
+    const back = decodeSummary(text, 1000)!;
+    expect(back.operations.get(OP)).toMatchObject({ count: 30, errors: 2, firstAt: T0 });
+    // fast(30) is 4, 5 and 6 ms ten times each: three buckets of ten.
+    expect([...back.operations.get(OP)!.histogram].filter((n) => n > 0)).toEqual([10, 10, 10]);
     const minute = decodeMinute(minutes.get(back.currentMinute)!, 1000)!;
     expect(minute.get(OP)).toMatchObject({ count: 30, errors: 2 });
-    const raw = JSON.parse(encodeSummary(summary));
-    expect(decodeSummary(JSON.stringify({ ...raw, ops: [[OP, 3, 5, []]] }), 1000)).toBeUndefined(); // more errors than requests
-    expect(decodeSummary(JSON.stringify({ ...raw, ops: [[OP, 3, 0, [99, 3]]] }), 1000)).toBeUndefined(); // no bucket 99
+    const raw = JSON.parse(text);
+    const withOps = (ops: unknown[]) => decodeSummary(JSON.stringify({ ...raw, ops }), 1000);
+    expect(withOps([[OP, 3, 0, [20, 2, 21, 1], T0]])?.operations.get(OP)?.count).toBe(3);
+    expect(withOps([[OP, 3, 5, [20, 3], T0]])).toBeUndefined(); // more errors than requests
+    expect(withOps([[OP, 3, 0, [99, 3], T0]])).toBeUndefined(); // no bucket 99
+    expect(withOps([[OP, 3, 0, [20, 2], T0]])).toBeUndefined(); // the histogram holds 2 requests, not 3
+    expect(withOps([[OP, 3, 0, [20, 2, 20, 1], T0]])).toBeUndefined(); // a bucket twice
+    expect(withOps([[OP, 3, 0, [20, 3]]])).toBeUndefined(); // no first request
     expect(decodeSummary(JSON.stringify({ ...raw, status: 'FINE' }), 1000)).toBeUndefined();
-    expect(decodeSummary(encodeSummary(summary), 0)).toBeUndefined(); // more operations than allowed
+    expect(decodeSummary(text, 0)).toBeUndefined(); // more operations than allowed
     expect(decodeSummary('{"v":1', 1000)).toBeUndefined();
   });
 });
@@ -156,19 +162,19 @@ describe('the fleet history', () => {
 });
 
 describe('freshness', () => {
-  it('shows the fleet while merges are recent, and this replica own figures with a note otherwise', () => {
+  it('shows the fleet while merges are recent, and this replica own figures with a note otherwise', async () => {
     const clock = new FakeClock(T0);
     const v = view(clock);
     expect(v.current()).toBeUndefined();
     expect(v.note()).toMatch(/first merge .* pending .*this replica's own \(a\)/);
-    v.update([summaryOf('a', replica(fast(5)))]);
+    await v.update([await summaryOf('a', replica(fast(5)))]);
     expect(v.current()).toBeDefined();
     clock.advance(2000);
     expect(v.note()).toMatch(/^FLEET: figures merged from 1 replica at .* \(2s ago\); each replica publishes every 5s$/);
     clock.advance(14_000);
     expect(v.current()).toBeUndefined();
     expect(v.note()).toMatch(/no merge since .* \(16s ago\)/);
-    v.update([summaryOf('a', replica(fast(5)))]);
+    await v.update([await summaryOf('a', replica(fast(5)))]);
     v.failed('connect ECONNREFUSED 127.0.0.1:6390');
     expect(v.current()).toBeUndefined();
     expect(v.note()).toMatch(/Redis is not answering since .* \(connect ECONNREFUSED 127\.0\.0\.1:6390\); the figures are this replica's own \(a\)/);
