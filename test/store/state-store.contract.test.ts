@@ -1,6 +1,7 @@
 /**
  * The contract every state store keeps (src/store/state-store.ts), run against memory:, SQLite
- * (a real file) and Redis (a real redis-server on an ephemeral port).
+ * (a real file) and Redis (a real redis-server on an ephemeral port), and Valkey where
+ * `valkey-server` is installed (Debian 13 packages it; Debian 12 does not, and the case is skipped).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,11 +13,14 @@ import { type RedisServer, redisServerAvailable, startRedisServer } from '../sup
 import { tempDir } from '../support/temp-dir.js';
 
 let redis: RedisServer | undefined;
+let valkey: RedisServer | undefined;
 beforeAll(async () => {
   if (redisServerAvailable()) redis = await startRedisServer();
+  if (redisServerAvailable('valkey-server')) valkey = await startRedisServer({ binary: 'valkey-server' });
 });
 afterAll(async () => {
   await redis?.stop();
+  await valkey?.stop();
 });
 
 interface Case {
@@ -37,6 +41,12 @@ const CASES: Case[] = [
     durable: true,
     create: (ns, place) => new RedisStore({ url: redis!.url, namespace: `${place}:${ns}`, connectTimeoutMs: 2000 }),
     skip: () => redis === undefined,
+  },
+  {
+    name: 'valkey',
+    durable: true,
+    create: (ns, place) => new RedisStore({ url: valkey!.url, namespace: `${place}:${ns}`, connectTimeoutMs: 2000 }),
+    skip: () => valkey === undefined,
   },
 ];
 

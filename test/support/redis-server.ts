@@ -7,9 +7,12 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { freePort } from './fixture-app.js';
 import { tempDir } from './temp-dir.js';
 
-export function redisServerAvailable(): boolean {
+/** `redis-server` (Debian's), or `valkey-server` for the same tests against Valkey where it is installed. */
+export type ServerBinary = 'redis-server' | 'valkey-server';
+
+export function redisServerAvailable(binary: ServerBinary = 'redis-server'): boolean {
   try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    execFileSync(binary, ['--version'], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
@@ -39,12 +42,12 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
       socket.on('error', () => resolve(false));
     });
     if (open) return;
-    if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${port}: ${output()}`);
+    if (Date.now() > deadline) throw new Error(`the server did not listen on ${port}: ${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
+export async function startRedisServer(options: { password?: string; binary?: ServerBinary } = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = tempDir();
   let child: ChildProcess | undefined;
@@ -65,7 +68,7 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
   ];
   const start = async (): Promise<void> => {
     let output = '';
-    const started = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(options.binary ?? 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     started.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     started.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child = started;
