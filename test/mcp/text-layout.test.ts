@@ -7,11 +7,24 @@ import { columns } from '../../src/mcp/text-layout.js';
 
 describe('columns', () => {
   it('pads every column but the last to its widest cell, two spaces apart', () => {
-    expect(columns([['GET /a', '3 req', 'p50 1.0ms'], ['GET /longer', '12 req', 'p50 20ms']])).toEqual(['GET /a       3 req   p50 1.0ms', 'GET /longer  12 req  p50 20ms']);
+    expect(
+      columns([
+        ['GET /a', '3 req', 'p50 1.0ms'],
+        ['GET /longer', '12 req', 'p50 20ms'],
+      ]),
+    ).toEqual(['GET /a       3 req   p50 1.0ms', 'GET /longer  12 req  p50 20ms']);
   });
 
   it('leaves a cell wider than the cap unpadded and pads the others to the cap', () => {
-    expect(columns([['abcdefgh', 'x'], ['ab', 'y']], 4)).toEqual(['abcdefgh  x', 'ab    y']);
+    expect(
+      columns(
+        [
+          ['abcdefgh', 'x'],
+          ['ab', 'y'],
+        ],
+        4,
+      ),
+    ).toEqual(['abcdefgh  x', 'ab    y']);
   });
 
   it('ends no line with spaces: an empty or blank last cell, a shorter row, an empty row', () => {
