@@ -69,8 +69,8 @@ export class CompositeBaselineProvider implements BaselineProvider {
   constructor(private readonly providers: readonly BaselineProvider[]) {}
 
   getBaseline(operation: string): Baseline | undefined {
-    for (const provider of this.providers) {
-      const baseline = provider.getBaseline(operation);
+    for (let i = 0; i < this.providers.length; i++) {
+      const baseline = this.providers[i]!.getBaseline(operation);
       if (baseline) return baseline;
     }
     return undefined;

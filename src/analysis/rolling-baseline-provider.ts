@@ -43,8 +43,8 @@ export class RollingBaselineProvider implements BaselineProvider {
   getBaseline(operation: string): Baseline | undefined {
     const window = this.windows.get(operation);
     if (!this.isBaseline(window)) return undefined;
-    const [p50, p99] = window.percentiles(0.5, 0.99) as readonly [number, number];
-    return { latencyP50Ms: p50, latencyP99Ms: p99, errorRate: window.errorRate, learned: true };
+    // Read on every health call for every operation: no arrays for the two percentiles.
+    return { latencyP50Ms: window.percentile(0.5, 0), latencyP99Ms: window.percentile(0.99, 1), errorRate: window.errorRate, learned: true };
   }
 
   /** The learned error rate, once a baseline formed (O(1): no percentiles). */

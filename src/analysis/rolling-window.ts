@@ -200,8 +200,13 @@ export class RollingWindow {
    * change, or after a few, they cost a comparison or one bucket's scan.
    */
   percentiles(...qs: number[]): readonly number[] {
+    return qs.map((q, i) => this.percentile(q, i));
+  }
+
+  /** `percentiles(...)[i]` alone, without the arrays: `q` asked for in place `i` (0 and 1 are tracked). */
+  percentile(q: number, i: number): number {
     const n = this.size;
-    return qs.map((q, i) => (n === 0 ? 0 : this.read(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)), i < TRACKED ? TRACK + i * TRACK_STRIDE : -1)));
+    return n === 0 ? 0 : this.read(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)), i < TRACKED ? TRACK + i * TRACK_STRIDE : -1);
   }
 
   /** The latency of rank `rank`, from the value tracked at `t` when the rank is on it or next to it (-1: untracked). */

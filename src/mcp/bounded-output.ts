@@ -136,7 +136,9 @@ export interface PagePlan {
 export function planPages(sizes: readonly (readonly number[])[], budget: (page: number) => number, page: number, ranks: readonly (readonly number[] | undefined)[] = []): PagePlan | undefined {
   const next = sizes.map(() => 0);
   const remaining = () => sizes.some((list, i) => next[i]! < list.length);
-  const levels = [...new Set([0, ...ranks.flatMap((r) => r ?? [])])].sort((a, b) => a - b);
+  const distinct = new Set([0]);
+  for (const list of ranks) for (const r of list ?? []) distinct.add(r);
+  const levels = [...distinct].sort((a, b) => a - b);
   let pages = 0;
   let found: PageRange[] | undefined;
   do {
@@ -148,22 +150,22 @@ export function planPages(sizes: readonly (readonly number[])[], budget: (page: 
     for (const level of levels) {
       for (let progress = true; progress; ) {
         progress = false;
-        sizes.forEach((list, i) => {
-          if (!open[i]) return;
-          const size = list[next[i]!];
+        for (let i = 0; i < sizes.length; i++) {
+          if (!open[i]) continue;
+          const size = sizes[i]![next[i]!];
           if (size === undefined) {
             open[i] = false;
-            return;
+            continue;
           }
-          if ((ranks[i]?.[next[i]!] ?? 0) > level) return;
+          if ((ranks[i]?.[next[i]!] ?? 0) > level) continue;
           if (size > left) {
             open[i] = false;
-            return;
+            continue;
           }
           left -= size;
           next[i]!++;
           progress = took = true;
-        });
+        }
       }
     }
     if (!took) {
@@ -252,13 +254,16 @@ export function pageText(
   const itemSizes = (items: readonly string[], l: TextListing) => items.map((item, n) => Math.max(byteLength(item), l.sizes?.[n] ?? 0) + overheadOf(l));
   const total = (sizes: readonly number[]) => sizes.reduce((sum, s) => sum + s, 0);
 
-  const whole = render(
-    listings.map((l) => l.items),
-    listings.map((l) => ({ range: { start: 0, end: l.items.length } })),
-  );
-  if (byteLength(whole) <= maxBytes && fixed + listings.reduce((sum, l) => sum + total(itemSizes(l.items, l)), 0) <= maxBytes) {
-    if (page > 1) throw pastLastPage(tool, page, 1, call);
-    return { text: whole, plan: { page: 1, pages: 1, ranges: listings.map((l) => ({ start: 0, end: l.items.length })) } };
+  // The whole answer is laid out only when its items fit: a long list is not rendered just to be paged.
+  if (fixed + listings.reduce((sum, l) => sum + total(itemSizes(l.items, l)), 0) <= maxBytes) {
+    const whole = render(
+      listings.map((l) => l.items),
+      listings.map((l) => ({ range: { start: 0, end: l.items.length } })),
+    );
+    if (byteLength(whole) <= maxBytes) {
+      if (page > 1) throw pastLastPage(tool, page, 1, call);
+      return { text: whole, plan: { page: 1, pages: 1, ranges: listings.map((l) => ({ start: 0, end: l.items.length })) } };
+    }
   }
 
   // Room for the markers, measured with the largest numbers they can hold.

@@ -63,13 +63,22 @@ export function headerLine(...parts: readonly string[]): string {
  */
 export function columns(rows: readonly (readonly string[])[], maxWidth = Infinity): string[] {
   const widths: number[] = [];
-  for (const row of rows) for (const [i, cell] of row.entries()) widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, cell.length));
-  return rows.map((row) =>
-    row
-      .map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell))
-      .join('  ')
-      .trimEnd(),
-  );
+  for (const row of rows) for (let i = 0; i < row.length; i++) widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, row[i]!.length));
+  // One string per line, built once: this runs for every row of a long list on every call.
+  return rows.map((row) => {
+    const last = row.length - 1;
+    let line = '';
+    for (let i = 0; i < last; i++) line += row[i]! + spaces(Math.max(0, widths[i]! - row[i]!.length) + 2);
+    if (last >= 0) line += row[last]!;
+    return last < 0 || TRAILING_SPACE.test(row[last]!) ? line.trimEnd() : line;
+  });
+}
+
+const TRAILING_SPACE = /(^|\s)$/;
+const SPACES = ' '.repeat(128);
+
+function spaces(count: number): string {
+  return count <= SPACES.length ? SPACES.slice(0, count) : ' '.repeat(count);
 }
 
 const DURATION_UNITS: readonly (readonly [string, number])[] = [
