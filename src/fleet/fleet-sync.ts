@@ -34,6 +34,10 @@ export const FLEET_COLLECTIONS: readonly string[] = [SESSIONS_COLLECTION, AUDIT_
 /** Records named per notice: a batch is announced in several notices, each well under MAX_MESSAGE_BYTES. */
 const CHANGES_PER_NOTICE = 100;
 const MAX_KEY_CHARS = 300;
+/** Records named by notices and not read yet, at most; more are dropped (counted) until the reads catch up. */
+const MAX_UNREAD = 10_000;
+/** Records read per HMGET. */
+const READ_CHUNK = 500;
 
 export interface FleetParts {
   readonly audit?: AuditTrail;
@@ -54,6 +58,14 @@ export class FleetSync {
   merged = 0;
   applied = 0;
   resyncs = 0;
+  /** Records named while MAX_UNREAD were waiting: not read one by one (a resync reads them all once the reads catch up). */
+  dropped = 0;
+  /** Collection → keys of records named by notices and not read yet. */
+  private readonly unread = new Map<string, Set<string>>();
+  private unreadCount = 0;
+  private fetching = false;
+  /** Records were dropped: the shared collections are read whole once the reads catch up. */
+  private overflowed = false;
 
   constructor(
     private readonly store: RedisStore,
@@ -114,24 +126,67 @@ export class FleetSync {
       this.applied++;
       void this.parts.remediation.applyFromFleet(action).catch(() => undefined);
     } else if (message.kind === 'records' && Array.isArray(message.changes)) {
-      void this.fetch(message.changes.slice(0, CHANGES_PER_NOTICE).filter(isChange)).catch(() => undefined);
+      for (const change of message.changes.slice(0, CHANGES_PER_NOTICE)) if (isChange(change)) this.note(change);
+      void this.fetch();
     }
   }
 
-  /** Reads the named records from the store and merges them; deleted ones are forgotten. */
-  private async fetch(changes: readonly Change[]): Promise<void> {
-    const puts = new Map<string, string[]>();
-    for (const [collection, key, deleted] of changes) {
-      if (deleted) this.forget(collection, key);
-      else puts.set(collection, [...(puts.get(collection) ?? []), key]);
+  /** A deleted record is forgotten at once; a written one waits, named once, for the next read. */
+  private note([collection, key, deleted]: Change): void {
+    const keys = this.unread.get(collection);
+    if (deleted) {
+      if (keys?.delete(key)) this.unreadCount--;
+      this.forget(collection, key);
+    } else if (!keys?.has(key)) {
+      if (this.unreadCount >= MAX_UNREAD) {
+        this.dropped++;
+        this.overflowed = true;
+        return;
+      }
+      if (keys) keys.add(key);
+      else this.unread.set(collection, new Set([key]));
+      this.unreadCount++;
     }
-    for (const [collection, keys] of puts) {
-      const values = await runSafely(this.store, (client) => client.hmGet(this.store.key(collection), keys));
-      keys.forEach((key, i) => {
-        const value = values[i];
-        if (typeof value === 'string') this.merge(collection, key, value);
-      });
+  }
+
+  /**
+   * Reads the records named since the last read and merges them, READ_CHUNK keys per HMGET, one
+   * HMGET at a time: a flood of notices coalesces into few reads instead of one read in flight each.
+   */
+  private async fetch(): Promise<void> {
+    if (this.fetching) return;
+    this.fetching = true;
+    try {
+      for (let next = this.takeUnread(); next; next = this.takeUnread()) {
+        const [collection, keys] = next;
+        const values = await runSafely(this.store, (client) => client.hmGet(this.store.key(collection), keys));
+        keys.forEach((key, i) => {
+          const value = values[i];
+          if (typeof value === 'string') this.merge(collection, key, value);
+        });
+      }
+    } catch {
+      // Redis went away: the reconnect reads the shared collections again
+      this.unread.clear();
+      this.unreadCount = 0;
+    } finally {
+      this.fetching = false;
     }
+    if (this.overflowed) {
+      this.overflowed = false;
+      await this.resync();
+    }
+  }
+
+  private takeUnread(): [string, string[]] | undefined {
+    for (const [collection, set] of this.unread) {
+      const keys = [...set].slice(0, READ_CHUNK);
+      for (const key of keys) set.delete(key);
+      if (set.size === 0) this.unread.delete(collection);
+      this.unreadCount -= keys.length;
+      return [collection, keys];
+    }
+    return undefined;
   }
 
   private merge(collection: string, key: string, text: string): void {
