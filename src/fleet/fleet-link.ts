@@ -127,8 +127,9 @@ export class FleetLink {
       }
       if (expired.length) await client.zRem(index, expired);
       // Each replica's closed minutes not yet read, and its current one: one HMGET per replica.
-      const wanted = live.map((s) => [...history.wanted(s.id, s.minutes, s.currentMinute), s.currentMinute]);
-      const minutes = await Promise.all(live.map((s, i) => client.hmGet(this.key(`fleet:minutes:${s.id}`), wanted[i]!.map(String))));
+      const now = clock.now();
+      const wanted = live.map((s) => [...history.wanted(s.id, s.minutes, s.currentMinute, now), ...(history.keeps(s.currentMinute, now) ? [s.currentMinute] : [])]);
+      const minutes = await Promise.all(live.map((s, i) => (wanted[i]!.length ? client.hmGet(this.key(`fleet:minutes:${s.id}`), wanted[i]!.map(String)) : [])));
       for (const [i, s] of live.entries()) {
         for (const [j, minute] of wanted[i]!.entries()) {
           const text = minutes[i]![j];
