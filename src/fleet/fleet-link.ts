@@ -19,11 +19,52 @@ import type { Clock } from '../analysis/clock.js';
 import type { Engine } from '../analysis/engine.js';
 import type { RedisStore } from '../store/redis-store.js';
 import type { FleetView } from './fleet-view.js';
-import { decodeMinute, decodeSummary, nextTurn, ReplicaSummarizer, type ReplicaSummary } from './replica-summary.js';
+import { decodeMinute, decodeSummary, MAX_REPLICA_ID_CHARS, MAX_SUMMARY_BYTES, nextTurn, ReplicaSummarizer, type ReplicaSummary } from './replica-summary.js';
 
 /** Replicas read at most (the most recently published first); more are counted and named in the note. */
 export const MAX_REPLICAS = 100;
 const MINUTE_MS = 60_000;
+/** Summaries read per call, so at most this many (each up to MAX_SUMMARY_BYTES) are held undecoded at once. */
+const SUMMARIES_PER_READ = 8;
+/** Closed minutes read per replica per merge (oldest first; the rest at the next merges): a replica publishes two per interval. */
+const MINUTES_PER_READ = 10;
+
+/**
+ * The replica index, most recent first: ids longer than any replica's (a rogue or corrupt entry)
+ * are removed in Redis rather than sent. Returns the index's size, then the ids.
+ */
+const READ_INDEX = `local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local out = {}
+for _, id in ipairs(ids) do
+  if #id <= tonumber(ARGV[2]) then table.insert(out, id) else redis.call('ZREM', KEYS[1], id) end
+end
+table.insert(out, 1, redis.call('ZCARD', KEYS[1]))
+return out`;
+
+/**
+ * Strings (KEYS, or with ARGV[2..] the fields of the hash KEYS[1]) up to ARGV[1] bytes: each as
+ * text, nil when absent, 0 when larger or not a string (refused in Redis, never sent).
+ */
+const READ_BOUNDED = `local max = tonumber(ARGV[1])
+local out = {}
+if #ARGV > 1 then
+  if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then
+    for i = 2, #ARGV do out[i - 1] = false end
+    return out
+  end
+  for i = 2, #ARGV do
+    local n = redis.call('HSTRLEN', KEYS[1], ARGV[i])
+    if n == 0 then out[i - 1] = false elseif n > max then out[i - 1] = 0 else out[i - 1] = redis.call('HGET', KEYS[1], ARGV[i]) end
+  end
+  return out
+end
+for i, key in ipairs(KEYS) do
+  local t = redis.call('TYPE', key).ok
+  if t == 'none' then out[i] = false
+  elseif t ~= 'string' or redis.call('STRLEN', key) > max then out[i] = 0
+  else out[i] = redis.call('GET', key) end
+end
+return out`;
 
 export interface FleetLinkOptions {
   readonly store: RedisStore;
@@ -113,26 +154,30 @@ export class FleetLink {
     const history = view.history;
     const summaries = await this.options.store.run(async (client) => {
       const index = this.key('fleet:replicas');
-      const total = await client.zCard(index);
-      const ids = await client.zRange(index, 0, MAX_REPLICAS - 1, { REV: true });
-      const texts = ids.length ? await client.mGet(ids.map((id) => this.key(`fleet:replica:${id}`))) : [];
+      const [total, ...ids] = (await client.eval(READ_INDEX, { keys: [index], arguments: [String(MAX_REPLICAS), String(MAX_REPLICA_ID_CHARS)] })) as [number, ...string[]];
       const live: ReplicaSummary[] = [];
       const expired: string[] = [];
-      for (const [i, id] of ids.entries()) {
-        const text = texts[i];
-        if (typeof text === 'string') await nextTurn();
-        const summary = typeof text === 'string' ? decodeSummary(text, maxOperations) : undefined;
-        if (summary && summary.id === id) live.push(summary);
-        else if (text === null) expired.push(id);
+      for (let start = 0; start < ids.length; start += SUMMARIES_PER_READ) {
+        const chunk = ids.slice(start, start + SUMMARIES_PER_READ);
+        const texts = (await client.eval(READ_BOUNDED, { keys: chunk.map((id) => this.key(`fleet:replica:${id}`)), arguments: [String(MAX_SUMMARY_BYTES)] })) as (string | number | null)[];
+        for (const [i, id] of chunk.entries()) {
+          const text = texts[i];
+          if (typeof text === 'string') await nextTurn();
+          const summary = typeof text === 'string' ? decodeSummary(text, maxOperations) : undefined;
+          if (summary && summary.id === id) live.push(summary);
+          else if (text === null || text === undefined) expired.push(id);
+        }
       }
       if (expired.length) await client.zRem(index, expired);
-      // Each replica's closed minutes not yet read, and its current one: one HMGET per replica.
+      // Each replica's closed minutes not yet read (MINUTES_PER_READ at most), and its current one: one read per replica, one at a time.
       const now = clock.now();
-      const wanted = live.map((s) => [...history.wanted(s.id, s.minutes, s.currentMinute, now), ...(history.keeps(s.currentMinute, now) ? [s.currentMinute] : [])]);
-      const minutes = await Promise.all(live.map((s, i) => (wanted[i]!.length ? client.hmGet(this.key(`fleet:minutes:${s.id}`), wanted[i]!.map(String)) : [])));
-      for (const [i, s] of live.entries()) {
-        for (const [j, minute] of wanted[i]!.entries()) {
-          const text = minutes[i]![j];
+      for (const s of live) {
+        const wanted = [...history.wanted(s.id, s.minutes, s.currentMinute, now).slice(0, MINUTES_PER_READ), ...(history.keeps(s.currentMinute, now) ? [s.currentMinute] : [])];
+        const texts = wanted.length
+          ? ((await client.eval(READ_BOUNDED, { keys: [this.key(`fleet:minutes:${s.id}`)], arguments: [String(MAX_SUMMARY_BYTES), ...wanted.map(String)] })) as (string | number | null)[])
+          : [];
+        for (const [j, minute] of wanted.entries()) {
+          const text = texts[j];
           if (typeof text !== 'string') continue;
           await nextTurn();
           const data = decodeMinute(text, maxOperations);

@@ -77,4 +77,22 @@ describe.skipIf(!available)('a rogue writer of summaries and minutes', () => {
     // The rogue's current minute, a genuine one, is still shown.
     expect(b.view.history.historyOf('GET /orders/{id}')?.series(T0, 1)[0]?.count).toBe(50);
   });
+
+  it('summaries over 4 MB and replica ids over 256 characters are refused in Redis, not sent', async () => {
+    const b = await replica('replica-b', 'hostile-sizes');
+    const rogue = await rogueClient();
+    const huge = 'x'.repeat(5 * 1024 * 1024);
+    for (let i = 0; i < 20; i++) {
+      await rogue.set(`svc:{hostile-sizes}:fleet:replica:big-${i}`, huge);
+      await rogue.zAdd('svc:{hostile-sizes}:fleet:replicas', { score: T0, value: `big-${i}` });
+    }
+    for (let i = 0; i < 20; i++) await rogue.zAdd('svc:{hostile-sizes}:fleet:replicas', { score: T0 + 1, value: `${i}-${'y'.repeat(1024 * 1024)}` });
+    const sent = async () => Number(/total_net_output_bytes:(\d+)/.exec(await rogue.info('stats'))?.[1]);
+    const before = await sent();
+    await b.link.merge();
+    // Before: 125.8 MB sent to the replica (20 ids of 1 MB, 20 summaries of 5 MB); after: 1.7 KB in one run.
+    expect((await sent()) - before).toBeLessThan(64 * 1024);
+    expect(b.view.note()).toContain('figures merged from 0 replicas at');
+    expect(await rogue.zCard('svc:{hostile-sizes}:fleet:replicas')).toBe(20);
+  });
 });
