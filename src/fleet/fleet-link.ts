@@ -18,6 +18,7 @@
 import type { Clock } from '../analysis/clock.js';
 import type { Engine } from '../analysis/engine.js';
 import type { RedisStore } from '../store/redis-store.js';
+import { readFields, readKeys } from './bounded-read.js';
 import type { FleetView } from './fleet-view.js';
 import { decodeMinute, decodeSummary, MAX_REPLICA_ID_CHARS, MAX_SUMMARY_BYTES, nextTurn, ReplicaSummarizer, type ReplicaSummary } from './replica-summary.js';
 
@@ -39,31 +40,6 @@ for _, id in ipairs(ids) do
   if #id <= tonumber(ARGV[2]) then table.insert(out, id) else redis.call('ZREM', KEYS[1], id) end
 end
 table.insert(out, 1, redis.call('ZCARD', KEYS[1]))
-return out`;
-
-/**
- * Strings (KEYS, or with ARGV[2..] the fields of the hash KEYS[1]) up to ARGV[1] bytes: each as
- * text, nil when absent, 0 when larger or not a string (refused in Redis, never sent).
- */
-const READ_BOUNDED = `local max = tonumber(ARGV[1])
-local out = {}
-if #ARGV > 1 then
-  if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then
-    for i = 2, #ARGV do out[i - 1] = false end
-    return out
-  end
-  for i = 2, #ARGV do
-    local n = redis.call('HSTRLEN', KEYS[1], ARGV[i])
-    if n == 0 then out[i - 1] = false elseif n > max then out[i - 1] = 0 else out[i - 1] = redis.call('HGET', KEYS[1], ARGV[i]) end
-  end
-  return out
-end
-for i, key in ipairs(KEYS) do
-  local t = redis.call('TYPE', key).ok
-  if t == 'none' then out[i] = false
-  elseif t ~= 'string' or redis.call('STRLEN', key) > max then out[i] = 0
-  else out[i] = redis.call('GET', key) end
-end
 return out`;
 
 export interface FleetLinkOptions {
@@ -159,7 +135,11 @@ export class FleetLink {
       const expired: string[] = [];
       for (let start = 0; start < ids.length; start += SUMMARIES_PER_READ) {
         const chunk = ids.slice(start, start + SUMMARIES_PER_READ);
-        const texts = (await client.eval(READ_BOUNDED, { keys: chunk.map((id) => this.key(`fleet:replica:${id}`)), arguments: [String(MAX_SUMMARY_BYTES)] })) as (string | number | null)[];
+        const texts = await readKeys(
+          client,
+          chunk.map((id) => this.key(`fleet:replica:${id}`)),
+          MAX_SUMMARY_BYTES,
+        );
         for (const [i, id] of chunk.entries()) {
           const text = texts[i];
           if (typeof text === 'string') await nextTurn();
@@ -173,9 +153,7 @@ export class FleetLink {
       const now = clock.now();
       for (const s of live) {
         const wanted = [...history.wanted(s.id, s.minutes, s.currentMinute, now).slice(0, MINUTES_PER_READ), ...(history.keeps(s.currentMinute, now) ? [s.currentMinute] : [])];
-        const texts = wanted.length
-          ? ((await client.eval(READ_BOUNDED, { keys: [this.key(`fleet:minutes:${s.id}`)], arguments: [String(MAX_SUMMARY_BYTES), ...wanted.map(String)] })) as (string | number | null)[])
-          : [];
+        const texts = await readFields(client, this.key(`fleet:minutes:${s.id}`), wanted.map(String), MAX_SUMMARY_BYTES);
         for (const [j, minute] of wanted.entries()) {
           const text = texts[j];
           if (typeof text !== 'string') continue;

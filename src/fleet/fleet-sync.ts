@@ -22,6 +22,7 @@ import { SESSIONS_COLLECTION, type SessionStore } from '../incidents/session-sto
 import type { RedisStore } from '../store/redis-store.js';
 import type { Mutation } from '../store/state-store.js';
 import type { StateWriter } from '../store/state-writer.js';
+import { DEFERRED, REFUSED, readFields } from './bounded-read.js';
 import { FleetChannel, runSafely } from './fleet-channel.js';
 import { IncidentClaims } from './incident-claims.js';
 
@@ -36,8 +37,11 @@ const CHANGES_PER_NOTICE = 100;
 const MAX_KEY_CHARS = 300;
 /** Records named by notices and not read yet, at most; more are dropped (counted) until the reads catch up. */
 const MAX_UNREAD = 10_000;
-/** Records read per HMGET. */
+/** Records named per read; each read sends about READ_BUDGET_BYTES at most (always one record), the rest at the next. */
 const READ_CHUNK = 500;
+const READ_BUDGET_BYTES = 16 * 1024 * 1024;
+/** A record larger is refused in Redis (counted), but for sessions (see maxRecordBytes). */
+const MAX_RECORD_BYTES = 4 * 1024 * 1024;
 
 export interface FleetParts {
   readonly audit?: AuditTrail;
@@ -58,6 +62,8 @@ export class FleetSync {
   merged = 0;
   applied = 0;
   resyncs = 0;
+  /** Records refused in Redis as larger than allowed or not strings. */
+  refused = 0;
   /** Records named while MAX_UNREAD were waiting: not read one by one (a resync reads them all once the reads catch up). */
   dropped = 0;
   /** Collection → keys of records named by notices and not read yet. */
@@ -150,8 +156,8 @@ export class FleetSync {
   }
 
   /**
-   * Reads the records named since the last read and merges them, READ_CHUNK keys per HMGET, one
-   * HMGET at a time: a flood of notices coalesces into few reads instead of one read in flight each.
+   * Reads the records named since the last read and merges them, READ_CHUNK keys per read, one
+   * read at a time: a flood of notices coalesces into few reads instead of one read in flight each.
    */
   private async fetch(): Promise<void> {
     if (this.fetching) return;
@@ -159,11 +165,13 @@ export class FleetSync {
     try {
       for (let next = this.takeUnread(); next; next = this.takeUnread()) {
         const [collection, keys] = next;
-        const values = await runSafely(this.store, (client) => client.hmGet(this.store.key(collection), keys));
-        keys.forEach((key, i) => {
+        const values = await runSafely(this.store, (client) => readFields(client, this.store.key(collection), keys, this.maxRecordBytes(collection), READ_BUDGET_BYTES));
+        for (const [i, key] of keys.entries()) {
           const value = values[i];
           if (typeof value === 'string') this.merge(collection, key, value);
-        });
+          else if (value === REFUSED) this.refused++;
+          else if (value === DEFERRED) this.note([collection, key]);
+        }
       }
     } catch {
       // Redis went away: the reconnect reads the shared collections again
@@ -176,6 +184,11 @@ export class FleetSync {
       this.overflowed = false;
       await this.resync();
     }
+  }
+
+  /** A session may hold what all sessions may (`limits.max-session-bytes`); other records are far smaller. */
+  private maxRecordBytes(collection: string): number {
+    return collection === SESSIONS_COLLECTION ? (this.parts.sessions?.limits.maxBytes ?? MAX_RECORD_BYTES) : MAX_RECORD_BYTES;
   }
 
   private takeUnread(): [string, string[]] | undefined {

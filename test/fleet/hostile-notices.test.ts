@@ -57,9 +57,14 @@ async function rogueClient() {
   return client;
 }
 
-async function hmgetCalls(client: Awaited<ReturnType<typeof rogueClient>>): Promise<number> {
+/** HMGETs and scripts (the bounded reads) run so far. */
+async function reads(client: Awaited<ReturnType<typeof rogueClient>>): Promise<number> {
   const info = await client.info('commandstats');
-  return Number(/cmdstat_hmget:calls=(\d+)/.exec(info)?.[1] ?? 0);
+  return Number(/cmdstat_hmget:calls=(\d+)/.exec(info)?.[1] ?? 0) + Number(/cmdstat_eval:calls=(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+async function bytesSent(client: Awaited<ReturnType<typeof rogueClient>>): Promise<number> {
+  return Number(/total_net_output_bytes:(\d+)/.exec(await client.info('stats'))?.[1]);
 }
 
 describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
@@ -71,7 +76,7 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
     await a.writer.flush();
     await expect.poll(() => b.sessions.get(session.id)?.id, { timeout: 3000 }).toBe(session.id);
     b.sessions.forget(session.id);
-    const before = await hmgetCalls(rogue);
+    const before = await reads(rogue);
     const notices = 5000;
     const pipeline = rogue.multi();
     for (let i = 0; i < notices; i++) {
@@ -81,10 +86,31 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
     }
     await pipeline.execAsPipeline();
     await expect.poll(() => b.sessions.get(session.id)?.id, { timeout: 10_000 }).toBe(session.id);
-    const reads = (await hmgetCalls(rogue)) - before;
+    const done = (await reads(rogue)) - before;
     // Before: one HMGET per notice on each replica (10,000 here), all in flight at once however slow
     // Redis is; after: 156 in one run (reads of 500 keys, one at a time, and a resync of each replica).
-    expect(reads).toBeLessThan(notices / 10);
+    expect(done).toBeLessThan(notices / 10);
+  });
+
+  it('records over their size bound are refused in Redis, not sent, and the genuine record beside them is merged', async () => {
+    const a = await replica('replica-a', 'hostile-sizes');
+    const b = await replica('replica-b', 'hostile-sizes');
+    const rogue = await rogueClient();
+    const huge = JSON.stringify({ id: 'x', entries: 'y'.repeat(20 * 1024 * 1024) });
+    await rogue.hSet('svc:{hostile-sizes}:sessions', { 'huge-1': huge, 'huge-2': huge });
+    await rogue.hSet('svc:{hostile-sizes}:audit', { 'huge-3': huge });
+    const before = await bytesSent(rogue);
+    const session = a.sessions.create('INC-20261122-abcde-0002', 'ops-bot', 'token:ops-bot');
+    await a.writer.flush();
+    for (let i = 0; i < 10; i++) {
+      const changes = [['sessions', 'huge-1'], ['sessions', 'huge-2'], ['audit', 'huge-3'], ...(i === 9 ? [['sessions', session.id]] : [])];
+      await rogue.publish('svc:{hostile-sizes}:fleet', JSON.stringify({ kind: 'records', from: 'rogue', changes }));
+    }
+    await expect.poll(() => b.sessions.get(session.id)?.id, { timeout: 5000 }).toBe(session.id);
+    await expect.poll(() => b.fleetSync.refused, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    // Before: each 20 MB record sent to each replica at every read (65.6 MB in one run, the reads
+    // already coalesced); after: 5.3 KB.
+    expect((await bytesSent(rogue)) - before).toBeLessThan(1024 * 1024);
   });
 
   it('remediation notices naming ever new targets leave the flags and breakers bounded', async () => {
