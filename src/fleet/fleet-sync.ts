@@ -70,6 +70,8 @@ export class FleetSync {
   private readonly unread = new Map<string, Set<string>>();
   private unreadCount = 0;
   private fetching = false;
+  private resyncing: Promise<void> | undefined;
+  private resyncAgain = false;
   /** Records were dropped: the shared collections are read whole once the reads catch up. */
   private overflowed = false;
 
@@ -85,6 +87,7 @@ export class FleetSync {
       instanceId,
       onMessage: (message) => this.receive(message),
       onReconnect: () => void this.resync(),
+      onMissed: () => void this.resync(),
     });
     this.claims = new IncidentClaims(store, instanceId, () => this.parts.incidents);
   }
@@ -222,8 +225,28 @@ export class FleetSync {
     else if (collection === REMEDIATION_COLLECTION) this.parts.remediation?.forget(key);
   }
 
-  /** Reads the shared collections and the remediation flags again (after notices may have been missed). */
-  async resync(): Promise<void> {
+  /**
+   * Reads the shared collections and the remediation flags again (after notices may have been
+   * missed). One at a time: asked again meanwhile, it runs once more after (a Redis that keeps
+   * dropping the connection, or a flood, costs one read of the collections at a time).
+   */
+  resync(): Promise<void> {
+    if (this.resyncing) {
+      this.resyncAgain = true;
+      return this.resyncing;
+    }
+    this.resyncing = (async () => {
+      do {
+        this.resyncAgain = false;
+        await this.readAll();
+      } while (this.resyncAgain);
+    })().finally(() => {
+      this.resyncing = undefined;
+    });
+    return this.resyncing;
+  }
+
+  private async readAll(): Promise<void> {
     this.resyncs++;
     try {
       for (const collection of [SESSIONS_COLLECTION, AUDIT_COLLECTION, INCIDENTS_COLLECTION]) for (const { key, value } of await this.store.load(collection)) this.merge(collection, key, value);

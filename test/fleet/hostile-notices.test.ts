@@ -113,23 +113,30 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
     expect((await bytesSent(rogue)) - before).toBeLessThan(1024 * 1024);
   });
 
-  it('remediation notices naming ever new targets leave the flags and breakers bounded', async () => {
+  it('flag and breaker records naming ever new targets, and closings of unknown breakers, leave what is held bounded', async () => {
     const b = await replica('replica-b', 'hostile-remediation');
     const rogue = await rogueClient();
-    const notices = 6000;
+    const target = (i: number) => `GET /rogue/${i}/${'x'.repeat(250)}`;
+    const records: Record<string, string> = {};
+    for (let i = 0; i < 1500; i++) records[`fallback:${target(i)}`] = JSON.stringify({ kind: 'fallback', target: target(i) });
+    for (let i = 0; i < 1500; i++) records[`breaker:${target(i)}`] = JSON.stringify({ kind: 'breaker', target: target(i), state: 'open' });
+    await rogue.hSet('svc:{hostile-remediation}:remediation', records);
+    const keys = Object.keys(records);
     const pipeline = rogue.multi();
-    for (let i = 0; i < notices; i++) {
-      const kind = ['enable_fallback', 'open_circuit_breaker', 'close_circuit_breaker'][i % 3];
-      const action = { action: `${kind}:GET /rogue/${i}/${'x'.repeat(1000)}`, reason: 'r', agentName: 'rogue', role: 'operator' };
+    for (let i = 0; i < keys.length; i += 100) {
+      const changes = keys.slice(i, i + 100).map((key) => ['remediation', key]);
+      pipeline.publish('svc:{hostile-remediation}:fleet', JSON.stringify({ kind: 'records', from: 'rogue', changes }));
+    }
+    for (let i = 0; i < 500; i++) {
+      const action = { action: `close_circuit_breaker:${target(10_000 + i)}`, reason: 'r', agentName: 'rogue', role: 'operator' };
       pipeline.publish('svc:{hostile-remediation}:fleet', JSON.stringify({ kind: 'remediation', from: 'rogue', action }));
     }
     await pipeline.execAsPipeline();
-    await expect.poll(() => b.fleetSync.applied, { timeout: 10_000 }).toBe(notices);
-    const held = b.remediation.heldFlags();
-    // Before: every target kept (2,000 fallbacks, 2,000 opened breakers, 4,000 forced on registration).
-    expect(held.fallbacks).toBeLessThanOrEqual(1000);
-    expect(held.breakers).toBeLessThanOrEqual(1000);
-    expect(b.h.engine.circuitBreakers.pendingForces()).toBeLessThanOrEqual(1000);
-    expect(b.remediation.isFallbackEnabled('GET /rogue/0/' + 'x'.repeat(1000))).toBe(true);
+    await expect.poll(() => b.fleetSync.applied, { timeout: 5000 }).toBe(500);
+    await expect.poll(() => b.remediation.refused, { timeout: 5000 }).toBe(1000);
+    // Before: every target kept (1,500 fallbacks, 1,500 opened breakers, 2,000 states forced on registration).
+    expect(b.remediation.heldFlags()).toEqual({ fallbacks: 1000, breakers: 1000 });
+    expect(b.h.engine.circuitBreakers.pendingForces()).toBe(1000);
+    expect(b.remediation.isFallbackEnabled(target(0))).toBe(true);
   });
 });
