@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FleetSync } from '../../src/fleet/fleet-sync.js';
 import { Approvals } from '../../src/incidents/approvals.js';
 import { AuditTrail } from '../../src/incidents/audit-trail.js';
+import { IncidentTracker } from '../../src/incidents/incident-tracker.js';
 import { Remediation } from '../../src/incidents/remediation.js';
 import { SessionStore } from '../../src/incidents/session-store.js';
 import { Verifier } from '../../src/incidents/verification.js';
@@ -35,18 +36,19 @@ afterAll(async () => {
 async function replica(id: string, namespace: string) {
   const h = engineHarness();
   const sessions = new SessionStore(h.clock);
+  const incidents = new IncidentTracker(h.engine, { tierOf: () => 'standard', resolveAfterMs: 120_000 });
   const audit = new AuditTrail(h.clock);
   const remediation = new Remediation(h.engine, audit, new Verifier(h.engine), new Approvals(h.clock, ['alice']), () => ({ level: 'page_oncall', channel: '#oncall' }));
   const opened = openState({ url: redis.url, namespace, instanceId: id, cwd: tempDir(), flushIntervalMs: 1000, batchSize: 500, timeoutMs: 2000, maxPending: 1000, retention: {} });
   const fleetSync = new FleetSync(opened.writer.store as RedisStore, opened.writer, id, () => undefined, opened.ready);
   expect(await opened.ready).toBe(true);
-  attachState({ ...opened, fleetSync }, { sessions, audit, remediation });
+  attachState({ ...opened, fleetSync }, { sessions, audit, remediation, incidents });
   await fleetSync.subscribed;
   closers.push(async () => {
     await fleetSync.close();
     await opened.writer.close();
   });
-  return { h, sessions, remediation, fleetSync, writer: opened.writer };
+  return { h, sessions, remediation, incidents, fleetSync, writer: opened.writer };
 }
 
 async function rogueClient() {
@@ -138,5 +140,36 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
     expect(b.remediation.heldFlags()).toEqual({ fallbacks: 1000, breakers: 1000 });
     expect(b.h.engine.circuitBreakers.pendingForces()).toBe(1000);
     expect(b.remediation.isFallbackEnabled(target(0))).toBe(true);
+  });
+
+  it('an incident record that keeps changing its patterns and alerts leaves what the incident holds bounded', async () => {
+    const b = await replica('replica-b', 'hostile-incidents');
+    const rogue = await rogueClient();
+    const id = 'INC-20261122-rogue-0001';
+    for (let round = 0; round < 20; round++) {
+      const junk = Array.from({ length: 64 }, (_, i) => `pattern-${round}-${i}-${'p'.repeat(1000)}`);
+      const record = {
+        id,
+        operation: 'GET /a',
+        openedAt: 1,
+        status: 'open',
+        peakSeverity: 'LOW',
+        patterns: ['error_rate_spike', ...junk],
+        patternOnsets: junk.map((p) => [p, 1]),
+        maxAnomalyScore: 1,
+        lastDetectionAt: 1 + round,
+        trigger: 'anomaly',
+        sloAlerts: junk.map((p) => `slo-${p}-${'s'.repeat(20_000)}`),
+        replicas: [],
+      };
+      await rogue.hSet('svc:{hostile-incidents}:incidents', id, JSON.stringify(record));
+      await rogue.publish('svc:{hostile-incidents}:fleet', JSON.stringify({ kind: 'records', from: 'rogue', changes: [['incidents', id]] }));
+      await expect.poll(() => b.incidents.byId(id)?.lastDetectionAt, { timeout: 3000 }).toBe(1 + round);
+    }
+    const incident = b.incidents.byId(id)!;
+    // Before: 1,281 patterns and their onsets (every name read kept), 64 alerts of 20 KB each.
+    expect([...incident.patterns]).toEqual(['error_rate_spike']);
+    expect(incident.patternOnsets.size).toBe(0);
+    expect(incident.sloAlerts.every((a) => a.length <= 1024)).toBe(true);
   });
 });
