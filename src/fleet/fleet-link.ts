@@ -132,7 +132,7 @@ export class FleetLink {
       const index = this.key('fleet:replicas');
       const [total, ...ids] = (await client.eval(READ_INDEX, { keys: [index], arguments: [String(MAX_REPLICAS), String(MAX_REPLICA_ID_CHARS)] })) as [number, ...string[]];
       const live: ReplicaSummary[] = [];
-      const expired: string[] = [];
+      const unread: string[] = [];
       for (let start = 0; start < ids.length; start += SUMMARIES_PER_READ) {
         const chunk = ids.slice(start, start + SUMMARIES_PER_READ);
         const texts = await readKeys(
@@ -145,10 +145,11 @@ export class FleetLink {
           if (typeof text === 'string') await nextTurn();
           const summary = typeof text === 'string' ? decodeSummary(text, maxOperations) : undefined;
           if (summary && summary.id === id) live.push(summary);
-          else if (text === null || text === undefined) expired.push(id);
+          // Expired, refused, or not a summary this svc reads: out of the index, so it holds no place among the replicas read (a replica that publishes is added back at once).
+          else unread.push(id);
         }
       }
-      if (expired.length) await client.zRem(index, expired);
+      if (unread.length) await client.zRem(index, unread);
       // Each replica's closed minutes not yet read (MINUTES_PER_READ at most), and its current one: one read per replica, one at a time.
       const now = clock.now();
       for (const s of live) {

@@ -93,6 +93,20 @@ describe.skipIf(!available)('a rogue writer of summaries and minutes', () => {
     // Before: 125.8 MB sent to the replica (20 ids of 1 MB, 20 summaries of 5 MB); after: 1.7 KB in one run.
     expect((await sent()) - before).toBeLessThan(64 * 1024);
     expect(b.view.note()).toContain('figures merged from 0 replicas at');
-    expect(await rogue.zCard('svc:{hostile-sizes}:fleet:replicas')).toBe(20);
+    expect(await rogue.zCard('svc:{hostile-sizes}:fleet:replicas')).toBe(0);
+  });
+
+  it('index entries whose summaries do not read back leave the index, so they do not hold the places of replicas that publish', async () => {
+    const b = await replica('replica-b', 'hostile-index');
+    const rogue = await rogueClient();
+    await b.link.publish();
+    for (let i = 0; i < 150; i++) {
+      await rogue.set(`svc:{hostile-index}:fleet:replica:rogue-${i}`, i % 2 ? 'not json' : 'x'.repeat(5 * 1024 * 1024));
+      // Published later than replica-b by their clocks: read first.
+      await rogue.zAdd('svc:{hostile-index}:fleet:replicas', { score: T0 + 60_000, value: `rogue-${i}` });
+    }
+    for (let round = 0; round < 3; round++) await b.link.merge();
+    // Before: merged from 0 replicas (51 more not read), at every merge.
+    expect(b.view.note()).toContain('figures merged from 1 replica at');
   });
 });
