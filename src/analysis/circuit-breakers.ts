@@ -63,9 +63,17 @@ export class CircuitBreakers {
     }
   }
 
+  /** States waiting for their breaker to be registered. */
+  pendingForces(): number {
+    return this.forceOnRegister.size;
+  }
+
   /** Forces a state now, or once a controllable breaker of that name is registered. */
   forceWhenRegistered(name: string, state: 'open' | 'closed'): void {
-    if (!this.force(name, state)) this.forceOnRegister.set(name, state);
+    if (this.force(name, state)) return;
+    // A breaker registers closed: only an open state has to wait for it (so closing unknown names holds nothing).
+    if (state === 'open') this.forceOnRegister.set(name, state);
+    else this.forceOnRegister.delete(name);
   }
 
   /** Reports a state; emits an event when it differs from the last one. */

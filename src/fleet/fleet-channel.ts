@@ -11,6 +11,12 @@
 import type { RedisClient, RedisStore } from '../store/redis-store.js';
 
 export const MAX_MESSAGE_BYTES = 64 * 1024;
+/**
+ * Notices handled per second at most (a fleet sends a few per write batch and replica); beyond,
+ * they are dropped before parsing (counted) and `onMissed` is told once the second is over, so a
+ * flood costs the app the decoding of the messages only.
+ */
+export const MAX_NOTICES_PER_SECOND = 1000;
 
 /** RedisStore.run, rejecting instead of throwing when the store is closed. */
 export function runSafely<T>(store: RedisStore, fn: (client: RedisClient) => Promise<T>): Promise<T> {
@@ -27,6 +33,8 @@ export interface FleetChannelOptions {
   readonly onMessage: (message: { readonly kind: string; readonly from: string } & Record<string, unknown>) => void;
   /** The subscriber connected again after a loss: notices may have been missed. */
   readonly onReconnect: () => void;
+  /** Notices were dropped over MAX_NOTICES_PER_SECOND: told once the second is over. */
+  readonly onMissed: () => void;
 }
 
 export class FleetChannel {
@@ -39,6 +47,10 @@ export class FleetChannel {
   /** Notices that could not be published (Redis down) or were ignored as malformed or too large. */
   failed = 0;
   ignored = 0;
+  /** Notices dropped over MAX_NOTICES_PER_SECOND. */
+  dropped = 0;
+  private windowStart = 0;
+  private inWindow = 0;
 
   constructor(
     private readonly store: RedisStore,
@@ -65,6 +77,16 @@ export class FleetChannel {
   }
 
   private receive(text: string): void {
+    const now = performance.now();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.inWindow = 0;
+    }
+    if (++this.inWindow > MAX_NOTICES_PER_SECOND) {
+      this.dropped++;
+      if (this.inWindow === MAX_NOTICES_PER_SECOND + 1) setTimeout(() => this.closed || this.options.onMissed(), 1000 - (now - this.windowStart)).unref();
+      return;
+    }
     if (text.length > MAX_MESSAGE_BYTES) {
       this.ignored++;
       return;

@@ -43,11 +43,20 @@ export class FleetHistory {
     private readonly maxOperations: number,
   ) {}
 
-  /** Closed minutes of `replica` still to be read (among those it published), oldest first. */
-  wanted(replica: string, published: readonly number[], currentMinute: number): number[] {
+  /**
+   * Whether `minute` is a minute start this history holds at `now` (this replica's clock): within
+   * the history, or up to one minute ahead for a replica whose clock runs a little fast. A far-off
+   * clock or a rogue writer would otherwise add minutes that no prune removes.
+   */
+  keeps(minute: number, now: number): boolean {
+    const current = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+    return minute % MINUTE_MS === 0 && minute >= current - this.historyMinutes * MINUTE_MS && minute <= current + MINUTE_MS;
+  }
+
+  /** Closed minutes of `replica` still to be read (among those it published and this history keeps at `now`), oldest first. */
+  wanted(replica: string, published: readonly number[], currentMinute: number, now: number): number[] {
     const folded = this.replicas.get(replica)?.folded;
-    const oldest = currentMinute - this.historyMinutes * MINUTE_MS;
-    return published.filter((m) => m < currentMinute && m >= oldest && !folded?.has(m));
+    return published.filter((m) => m < currentMinute && this.keeps(m, now) && !folded?.has(m));
   }
 
   /** A closed minute of `replica`, added once. */
@@ -88,6 +97,13 @@ export class FleetHistory {
       if (minutes.size === 0) this.closed.delete(operation);
     }
     for (const state of this.replicas.values()) for (const minute of state.folded) if (minute < oldest) state.folded.delete(minute);
+  }
+
+  /** Closed minutes held, over all operations. */
+  heldMinutes(): number {
+    let held = 0;
+    for (const minutes of this.closed.values()) held += minutes.size;
+    return held;
   }
 
   replicaIds(): string[] {

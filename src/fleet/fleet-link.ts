@@ -18,12 +18,29 @@
 import type { Clock } from '../analysis/clock.js';
 import type { Engine } from '../analysis/engine.js';
 import type { RedisStore } from '../store/redis-store.js';
+import { readFields, readKeys } from './bounded-read.js';
 import type { FleetView } from './fleet-view.js';
-import { decodeMinute, decodeSummary, nextTurn, ReplicaSummarizer, type ReplicaSummary } from './replica-summary.js';
+import { decodeMinute, decodeSummary, MAX_REPLICA_ID_CHARS, MAX_SUMMARY_BYTES, nextTurn, ReplicaSummarizer, type ReplicaSummary } from './replica-summary.js';
 
 /** Replicas read at most (the most recently published first); more are counted and named in the note. */
 export const MAX_REPLICAS = 100;
 const MINUTE_MS = 60_000;
+/** Summaries read per call, so at most this many (each up to MAX_SUMMARY_BYTES) are held undecoded at once. */
+const SUMMARIES_PER_READ = 8;
+/** Closed minutes read per replica per merge (oldest first; the rest at the next merges): a replica publishes two per interval. */
+const MINUTES_PER_READ = 10;
+
+/**
+ * The replica index, most recent first: ids longer than any replica's (a rogue or corrupt entry)
+ * are removed in Redis rather than sent. Returns the index's size, then the ids.
+ */
+const READ_INDEX = `local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+local out = {}
+for _, id in ipairs(ids) do
+  if #id <= tonumber(ARGV[2]) then table.insert(out, id) else redis.call('ZREM', KEYS[1], id) end
+end
+table.insert(out, 1, redis.call('ZCARD', KEYS[1]))
+return out`;
 
 export interface FleetLinkOptions {
   readonly store: RedisStore;
@@ -113,25 +130,33 @@ export class FleetLink {
     const history = view.history;
     const summaries = await this.options.store.run(async (client) => {
       const index = this.key('fleet:replicas');
-      const total = await client.zCard(index);
-      const ids = await client.zRange(index, 0, MAX_REPLICAS - 1, { REV: true });
-      const texts = ids.length ? await client.mGet(ids.map((id) => this.key(`fleet:replica:${id}`))) : [];
+      const [total, ...ids] = (await client.eval(READ_INDEX, { keys: [index], arguments: [String(MAX_REPLICAS), String(MAX_REPLICA_ID_CHARS)] })) as [number, ...string[]];
       const live: ReplicaSummary[] = [];
-      const expired: string[] = [];
-      for (const [i, id] of ids.entries()) {
-        const text = texts[i];
-        if (typeof text === 'string') await nextTurn();
-        const summary = typeof text === 'string' ? decodeSummary(text, maxOperations) : undefined;
-        if (summary && summary.id === id) live.push(summary);
-        else if (text === null) expired.push(id);
+      const unread: string[] = [];
+      for (let start = 0; start < ids.length; start += SUMMARIES_PER_READ) {
+        const chunk = ids.slice(start, start + SUMMARIES_PER_READ);
+        const texts = await readKeys(
+          client,
+          chunk.map((id) => this.key(`fleet:replica:${id}`)),
+          MAX_SUMMARY_BYTES,
+        );
+        for (const [i, id] of chunk.entries()) {
+          const text = texts[i];
+          if (typeof text === 'string') await nextTurn();
+          const summary = typeof text === 'string' ? decodeSummary(text, maxOperations) : undefined;
+          if (summary && summary.id === id) live.push(summary);
+          // Expired, refused, or not a summary this svc reads: out of the index, so it holds no place among the replicas read (a replica that publishes is added back at once).
+          else unread.push(id);
+        }
       }
-      if (expired.length) await client.zRem(index, expired);
-      // Each replica's closed minutes not yet read, and its current one: one HMGET per replica.
-      const wanted = live.map((s) => [...history.wanted(s.id, s.minutes, s.currentMinute), s.currentMinute]);
-      const minutes = await Promise.all(live.map((s, i) => client.hmGet(this.key(`fleet:minutes:${s.id}`), wanted[i]!.map(String))));
-      for (const [i, s] of live.entries()) {
-        for (const [j, minute] of wanted[i]!.entries()) {
-          const text = minutes[i]![j];
+      if (unread.length) await client.zRem(index, unread);
+      // Each replica's closed minutes not yet read (MINUTES_PER_READ at most), and its current one: one read per replica, one at a time.
+      const now = clock.now();
+      for (const s of live) {
+        const wanted = [...history.wanted(s.id, s.minutes, s.currentMinute, now).slice(0, MINUTES_PER_READ), ...(history.keeps(s.currentMinute, now) ? [s.currentMinute] : [])];
+        const texts = await readFields(client, this.key(`fleet:minutes:${s.id}`), wanted.map(String), MAX_SUMMARY_BYTES);
+        for (const [j, minute] of wanted.entries()) {
+          const text = texts[j];
           if (typeof text !== 'string') continue;
           await nextTurn();
           const data = decodeMinute(text, maxOperations);

@@ -22,6 +22,7 @@ import { SESSIONS_COLLECTION, type SessionStore } from '../incidents/session-sto
 import type { RedisStore } from '../store/redis-store.js';
 import type { Mutation } from '../store/state-store.js';
 import type { StateWriter } from '../store/state-writer.js';
+import { DEFERRED, REFUSED, readFields } from './bounded-read.js';
 import { FleetChannel, runSafely } from './fleet-channel.js';
 import { IncidentClaims } from './incident-claims.js';
 
@@ -34,6 +35,13 @@ export const FLEET_COLLECTIONS: readonly string[] = [SESSIONS_COLLECTION, AUDIT_
 /** Records named per notice: a batch is announced in several notices, each well under MAX_MESSAGE_BYTES. */
 const CHANGES_PER_NOTICE = 100;
 const MAX_KEY_CHARS = 300;
+/** Records named by notices and not read yet, at most; more are dropped (counted) until the reads catch up. */
+const MAX_UNREAD = 10_000;
+/** Records named per read; each read sends about READ_BUDGET_BYTES at most (always one record), the rest at the next. */
+const READ_CHUNK = 500;
+const READ_BUDGET_BYTES = 16 * 1024 * 1024;
+/** A record larger is refused in Redis (counted), but for sessions (see maxRecordBytes). */
+const MAX_RECORD_BYTES = 4 * 1024 * 1024;
 
 export interface FleetParts {
   readonly audit?: AuditTrail;
@@ -54,6 +62,18 @@ export class FleetSync {
   merged = 0;
   applied = 0;
   resyncs = 0;
+  /** Records refused in Redis as larger than allowed or not strings. */
+  refused = 0;
+  /** Records named while MAX_UNREAD were waiting: not read one by one (a resync reads them all once the reads catch up). */
+  dropped = 0;
+  /** Collection → keys of records named by notices and not read yet. */
+  private readonly unread = new Map<string, Set<string>>();
+  private unreadCount = 0;
+  private fetching = false;
+  private resyncing: Promise<void> | undefined;
+  private resyncAgain = false;
+  /** Records were dropped: the shared collections are read whole once the reads catch up. */
+  private overflowed = false;
 
   constructor(
     private readonly store: RedisStore,
@@ -67,6 +87,7 @@ export class FleetSync {
       instanceId,
       onMessage: (message) => this.receive(message),
       onReconnect: () => void this.resync(),
+      onMissed: () => void this.resync(),
     });
     this.claims = new IncidentClaims(store, instanceId, () => this.parts.incidents);
   }
@@ -114,24 +135,74 @@ export class FleetSync {
       this.applied++;
       void this.parts.remediation.applyFromFleet(action).catch(() => undefined);
     } else if (message.kind === 'records' && Array.isArray(message.changes)) {
-      void this.fetch(message.changes.slice(0, CHANGES_PER_NOTICE).filter(isChange)).catch(() => undefined);
+      for (const change of message.changes.slice(0, CHANGES_PER_NOTICE)) if (isChange(change)) this.note(change);
+      void this.fetch();
     }
   }
 
-  /** Reads the named records from the store and merges them; deleted ones are forgotten. */
-  private async fetch(changes: readonly Change[]): Promise<void> {
-    const puts = new Map<string, string[]>();
-    for (const [collection, key, deleted] of changes) {
-      if (deleted) this.forget(collection, key);
-      else puts.set(collection, [...(puts.get(collection) ?? []), key]);
+  /** A deleted record is forgotten at once; a written one waits, named once, for the next read. */
+  private note([collection, key, deleted]: Change): void {
+    const keys = this.unread.get(collection);
+    if (deleted) {
+      if (keys?.delete(key)) this.unreadCount--;
+      this.forget(collection, key);
+    } else if (!keys?.has(key)) {
+      if (this.unreadCount >= MAX_UNREAD) {
+        this.dropped++;
+        this.overflowed = true;
+        return;
+      }
+      if (keys) keys.add(key);
+      else this.unread.set(collection, new Set([key]));
+      this.unreadCount++;
     }
-    for (const [collection, keys] of puts) {
-      const values = await runSafely(this.store, (client) => client.hmGet(this.store.key(collection), keys));
-      keys.forEach((key, i) => {
-        const value = values[i];
-        if (typeof value === 'string') this.merge(collection, key, value);
-      });
+  }
+
+  /**
+   * Reads the records named since the last read and merges them, READ_CHUNK keys per read, one
+   * read at a time: a flood of notices coalesces into few reads instead of one read in flight each.
+   */
+  private async fetch(): Promise<void> {
+    if (this.fetching) return;
+    this.fetching = true;
+    try {
+      for (let next = this.takeUnread(); next; next = this.takeUnread()) {
+        const [collection, keys] = next;
+        const values = await runSafely(this.store, (client) => readFields(client, this.store.key(collection), keys, this.maxRecordBytes(collection), READ_BUDGET_BYTES));
+        for (const [i, key] of keys.entries()) {
+          const value = values[i];
+          if (typeof value === 'string') this.merge(collection, key, value);
+          else if (value === REFUSED) this.refused++;
+          else if (value === DEFERRED) this.note([collection, key]);
+        }
+      }
+    } catch {
+      // Redis went away: the reconnect reads the shared collections again
+      this.unread.clear();
+      this.unreadCount = 0;
+    } finally {
+      this.fetching = false;
     }
+    if (this.overflowed) {
+      this.overflowed = false;
+      await this.resync();
+    }
+  }
+
+  /** A session may hold what all sessions may (`limits.max-session-bytes`); other records are far smaller. */
+  private maxRecordBytes(collection: string): number {
+    return collection === SESSIONS_COLLECTION ? (this.parts.sessions?.limits.maxBytes ?? MAX_RECORD_BYTES) : MAX_RECORD_BYTES;
+  }
+
+  private takeUnread(): [string, string[]] | undefined {
+    for (const [collection, set] of this.unread) {
+      const keys = [...set].slice(0, READ_CHUNK);
+      for (const key of keys) set.delete(key);
+      if (set.size === 0) this.unread.delete(collection);
+      this.unreadCount -= keys.length;
+      return [collection, keys];
+    }
+    return undefined;
   }
 
   private merge(collection: string, key: string, text: string): void {
@@ -154,8 +225,28 @@ export class FleetSync {
     else if (collection === REMEDIATION_COLLECTION) this.parts.remediation?.forget(key);
   }
 
-  /** Reads the shared collections and the remediation flags again (after notices may have been missed). */
-  async resync(): Promise<void> {
+  /**
+   * Reads the shared collections and the remediation flags again (after notices may have been
+   * missed). One at a time: asked again meanwhile, it runs once more after (a Redis that keeps
+   * dropping the connection, or a flood, costs one read of the collections at a time).
+   */
+  resync(): Promise<void> {
+    if (this.resyncing) {
+      this.resyncAgain = true;
+      return this.resyncing;
+    }
+    this.resyncing = (async () => {
+      do {
+        this.resyncAgain = false;
+        await this.readAll();
+      } while (this.resyncAgain);
+    })().finally(() => {
+      this.resyncing = undefined;
+    });
+    return this.resyncing;
+  }
+
+  private async readAll(): Promise<void> {
     this.resyncs++;
     try {
       for (const collection of [SESSIONS_COLLECTION, AUDIT_COLLECTION, INCIDENTS_COLLECTION]) for (const { key, value } of await this.store.load(collection)) this.merge(collection, key, value);

@@ -20,6 +20,7 @@ export const SUMMARY_VERSION = 1;
 export const MAX_NAME_CHARS = 1024;
 /** The most a summary or a minute of a replica may hold in Redis; larger ones are not read. */
 export const MAX_SUMMARY_BYTES = 4 * 1024 * 1024;
+export const MAX_REPLICA_ID_CHARS = 256;
 const MAX_REASON_CHARS = 200;
 
 export type ReplicaStatus = 'HEALTHY' | 'DEGRADED' | 'CRITICAL';
@@ -375,7 +376,7 @@ export function decodeSummary(text: string, maxOperations: number): ReplicaSumma
   }
   if (typeof raw !== 'object' || raw === null || raw.v !== SUMMARY_VERSION) return undefined;
   const { id, startedAt, seenAt, status, reason, recentMinutes, leftOut, minutes, minute } = raw;
-  if (typeof id !== 'string' || id.length > 256 || !isTime(startedAt) || !isTime(seenAt) || !STATUSES.includes(status as ReplicaStatus)) return undefined;
+  if (typeof id !== 'string' || id.length > MAX_REPLICA_ID_CHARS || !isTime(startedAt) || !isTime(seenAt) || !STATUSES.includes(status as ReplicaStatus)) return undefined;
   if ((reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_REASON_CHARS)) || !isCount(recentMinutes) || !isCount(leftOut) || !isTime(minute)) return undefined;
   if (!Array.isArray(minutes) || minutes.length > 1441 || !minutes.every(isTime)) return undefined;
   const operations = decodeOperations(raw.ops, maxOperations, true);

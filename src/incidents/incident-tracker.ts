@@ -28,6 +28,7 @@
  */
 import type { Detection, Engine } from '../analysis/engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
+import { INCIDENT_PATTERNS } from '../analysis/patterns/pattern-detector.js';
 import type { SloAlert } from '../analysis/slo-tracker.js';
 import type { Tier } from '../enums.js';
 import { fields, finite, list, oneOf, optionalText, readAll, text } from '../record-fields.js';
@@ -142,10 +143,15 @@ function mergeInto(local: Incident, remote: Incident): boolean {
   );
 }
 
+/** An SLO's name as an incident records it, at most (SLO names are far shorter). */
+const MAX_ALERT_CHARS = 1024;
+const isPattern = (p: unknown): p is IncidentPattern => (INCIDENT_PATTERNS as readonly unknown[]).includes(p);
+
 function readIncident(value: unknown): Incident {
   const f = fields(value);
-  const patterns = list(f, 'patterns', 64).filter((p): p is IncidentPattern => typeof p === 'string') as IncidentPattern[];
-  const onsets = list(f, 'patternOnsets', 64).filter((p): p is [IncidentPattern, number] => Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'number');
+  // Only the patterns svc knows: a record that keeps changing (another replica's, a corrupt or rogue one) adds nothing else to the union.
+  const patterns = list(f, 'patterns', 64).filter(isPattern);
+  const onsets = list(f, 'patternOnsets', 64).filter((p): p is [IncidentPattern, number] => Array.isArray(p) && isPattern(p[0]) && typeof p[1] === 'number');
   return {
     id: text(f, 'id', 256),
     operation: text(f, 'operation', 1024),
@@ -157,7 +163,9 @@ function readIncident(value: unknown): Incident {
     maxAnomalyScore: finite(f, 'maxAnomalyScore'),
     lastDetectionAt: finite(f, 'lastDetectionAt'),
     trigger: text(f, 'trigger', 1024),
-    sloAlerts: list(f, 'sloAlerts', 64).filter((a): a is string => typeof a === 'string'),
+    sloAlerts: list(f, 'sloAlerts', 64)
+      .filter((a): a is string => typeof a === 'string')
+      .map((a) => a.slice(0, MAX_ALERT_CHARS)),
     // Records written before fleets name no replicas.
     replicas: new Set(
       f.replicas === undefined

@@ -97,11 +97,16 @@ function canonicalActionName(name: string): string {
   return `${name.slice(0, separator + 1)}${canonicalOperationName(name.slice(separator + 1))}`;
 }
 
+/** Fallback flags, and opened breakers, held at most: what other replicas (or the store) name beyond is refused. */
+export const MAX_FLAGS = 1000;
+
 export class Remediation {
   private readonly fallbacks = new Set<string>();
   /** Breakers an agent opened: kept open across restarts until an agent closes them. */
   private readonly openedBreakers = new Set<string>();
   private readonly custom = new Map<string, CustomActionDefinition>();
+  /** Flags and breakers from other replicas or the store refused beyond MAX_FLAGS. */
+  refused = 0;
   private sink: StateSink = NO_SINK;
   /** Told of each successful fleet-wide action, for the other replicas (src/fleet/fleet-sync.ts). */
   onFleetAction: ((action: FleetRemediation) => void) | undefined;
@@ -118,6 +123,11 @@ export class Remediation {
 
   private knownOperation(operation: string): boolean {
     return this.engine.health.operations().includes(operation) || this.isKnownByName(operation);
+  }
+
+  /** How many fallback flags and opened breakers this replica holds. */
+  heldFlags(): { fallbacks: number; breakers: number } {
+    return { fallbacks: this.fallbacks.size, breakers: this.openedBreakers.size };
   }
 
   /** Whether the app should serve the operation's fallback (the flag enable_fallback turns on). */
@@ -148,10 +158,9 @@ export class Remediation {
     for (const { value } of records) {
       const record = value as { kind?: unknown; target?: unknown } | null;
       const target = typeof record?.target === 'string' ? record.target.slice(0, 1024) : undefined;
-      if (target !== undefined && record?.kind === 'fallback') this.fallbacks.add(canonicalOperationName(target));
+      if (target !== undefined && record?.kind === 'fallback') this.addFallback(canonicalOperationName(target));
       else if (target !== undefined && record?.kind === 'breaker') {
-        this.openedBreakers.add(target);
-        this.engine.circuitBreakers.forceWhenRegistered(target, 'open');
+        if (this.addBreaker(target)) this.engine.circuitBreakers.forceWhenRegistered(target, 'open');
       } else skipped++;
     }
     return skipped;
@@ -167,17 +176,19 @@ export class Remediation {
     const target = remote.action.slice(separator + 1);
     switch (kind) {
       case 'enable_fallback':
-        this.fallbacks.add(canonicalOperationName(target));
+        this.addFallback(canonicalOperationName(target));
         return;
       case 'disable_fallback':
         this.fallbacks.delete(canonicalOperationName(target));
         return;
       case 'open_circuit_breaker':
       case 'close_circuit_breaker': {
-        const state = kind === 'open_circuit_breaker' ? 'open' : 'closed';
-        if (state === 'open') this.openedBreakers.add(target);
-        else this.openedBreakers.delete(target);
-        this.engine.circuitBreakers.forceWhenRegistered(target, state);
+        if (kind === 'open_circuit_breaker') {
+          if (this.addBreaker(target)) this.engine.circuitBreakers.forceWhenRegistered(target, 'open');
+        } else {
+          this.openedBreakers.delete(target);
+          this.engine.circuitBreakers.forceWhenRegistered(target, 'closed');
+        }
         return;
       }
       case 'reset_baseline':
@@ -197,11 +208,25 @@ export class Remediation {
     const record = value as { kind?: unknown; target?: unknown } | null;
     if (typeof record?.target !== 'string') return;
     const target = record.target.slice(0, 1024);
-    if (record.kind === 'fallback') this.fallbacks.add(canonicalOperationName(target));
-    else if (record.kind === 'breaker' && !this.openedBreakers.has(target)) {
-      this.openedBreakers.add(target);
-      this.engine.circuitBreakers.forceWhenRegistered(target, 'open');
+    if (record.kind === 'fallback') this.addFallback(canonicalOperationName(target));
+    else if (record.kind === 'breaker' && !this.openedBreakers.has(target) && this.addBreaker(target)) this.engine.circuitBreakers.forceWhenRegistered(target, 'open');
+  }
+
+  /** A flag from another replica, unless MAX_FLAGS are held (then counted in `refused`). */
+  private addFallback(operation: string): void {
+    if (this.fallbacks.has(operation)) return;
+    if (this.fallbacks.size >= MAX_FLAGS) this.refused++;
+    else this.fallbacks.add(operation);
+  }
+
+  private addBreaker(name: string): boolean {
+    if (this.openedBreakers.has(name)) return true;
+    if (this.openedBreakers.size >= MAX_FLAGS) {
+      this.refused++;
+      return false;
     }
+    this.openedBreakers.add(name);
+    return true;
   }
 
   /** Another replica deleted a flag or breaker record (`fallback:<op>`, `breaker:<name>`): undone here too. */

@@ -144,8 +144,8 @@ describe('the fleet history', () => {
     history.noteFirst(OP, M);
     history.fold('a', M, minute(10));
     history.fold('a', M, minute(10));
-    expect(history.wanted('a', [M, M + 60_000], M + 60_000)).toEqual([]);
-    expect(history.wanted('b', [M], M + 60_000)).toEqual([M]);
+    expect(history.wanted('a', [M, M + 60_000], M + 60_000, M + 60_000)).toEqual([]);
+    expect(history.wanted('b', [M], M + 60_000, M + 60_000)).toEqual([M]);
     history.setOpen('a', M + 60_000, minute(3));
     history.setOpen('a', M + 60_000, minute(5));
     history.setOpen('b', M + 60_000, minute(7, 7));

@@ -1,0 +1,176 @@
+/**
+ * A rogue writer on the fleet channel (anyone with access to the Redis store, or a buggy replica):
+ * floods of notices on a real redis-server, published with the `redis` client directly, against a
+ * replica's real FleetSync in this process. What the replica holds and the reads it sends to Redis
+ * stay bounded, and the genuine records named in the flood are still merged.
+ */
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FleetSync } from '../../src/fleet/fleet-sync.js';
+import { Approvals } from '../../src/incidents/approvals.js';
+import { AuditTrail } from '../../src/incidents/audit-trail.js';
+import { IncidentTracker } from '../../src/incidents/incident-tracker.js';
+import { Remediation } from '../../src/incidents/remediation.js';
+import { SessionStore } from '../../src/incidents/session-store.js';
+import { Verifier } from '../../src/incidents/verification.js';
+import { attachState } from '../../src/state-persistence.js';
+import { openState } from '../../src/store/open-state.js';
+import type { RedisStore } from '../../src/store/redis-store.js';
+import { engineHarness } from '../support/engine-harness.js';
+import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const available = redisServerAvailable();
+let redis: RedisServer;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  if (available) redis = await startRedisServer();
+});
+
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  await redis?.stop();
+});
+
+async function replica(id: string, namespace: string) {
+  const h = engineHarness();
+  const sessions = new SessionStore(h.clock);
+  const incidents = new IncidentTracker(h.engine, { tierOf: () => 'standard', resolveAfterMs: 120_000 });
+  const audit = new AuditTrail(h.clock);
+  const remediation = new Remediation(h.engine, audit, new Verifier(h.engine), new Approvals(h.clock, ['alice']), () => ({ level: 'page_oncall', channel: '#oncall' }));
+  const opened = openState({ url: redis.url, namespace, instanceId: id, cwd: tempDir(), flushIntervalMs: 1000, batchSize: 500, timeoutMs: 2000, maxPending: 1000, retention: {} });
+  const fleetSync = new FleetSync(opened.writer.store as RedisStore, opened.writer, id, () => undefined, opened.ready);
+  expect(await opened.ready).toBe(true);
+  attachState({ ...opened, fleetSync }, { sessions, audit, remediation, incidents });
+  await fleetSync.subscribed;
+  closers.push(async () => {
+    await fleetSync.close();
+    await opened.writer.close();
+  });
+  return { h, sessions, remediation, incidents, fleetSync, writer: opened.writer };
+}
+
+async function rogueClient() {
+  const client = createClient({ url: redis.url });
+  client.on('error', () => undefined);
+  await client.connect();
+  closers.push(async () => void (await client.close()));
+  return client;
+}
+
+/** HMGETs and scripts (the bounded reads) run so far. */
+async function reads(client: Awaited<ReturnType<typeof rogueClient>>): Promise<number> {
+  const info = await client.info('commandstats');
+  return Number(/cmdstat_hmget:calls=(\d+)/.exec(info)?.[1] ?? 0) + Number(/cmdstat_eval:calls=(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+async function bytesSent(client: Awaited<ReturnType<typeof rogueClient>>): Promise<number> {
+  return Number(/total_net_output_bytes:(\d+)/.exec(await client.info('stats'))?.[1]);
+}
+
+describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
+  it('records notices are read with a bounded number of HMGETs, and the genuine record among them is merged', async () => {
+    const a = await replica('replica-a', 'hostile-records');
+    const b = await replica('replica-b', 'hostile-records');
+    const rogue = await rogueClient();
+    const session = a.sessions.create('INC-20261122-abcde-0001', 'ops-bot', 'token:ops-bot');
+    await a.writer.flush();
+    await expect.poll(() => b.sessions.get(session.id)?.id, { timeout: 3000 }).toBe(session.id);
+    b.sessions.forget(session.id);
+    const before = await reads(rogue);
+    const notices = 5000;
+    const pipeline = rogue.multi();
+    for (let i = 0; i < notices; i++) {
+      const changes = Array.from({ length: 100 }, (_, j) => ['sessions', `rogue-${(i * 100 + j) % 20_000}`]);
+      if (i === notices - 1) changes[0] = ['sessions', session.id];
+      pipeline.publish('svc:{hostile-records}:fleet', JSON.stringify({ kind: 'records', from: 'rogue', changes }));
+    }
+    await pipeline.execAsPipeline();
+    await expect.poll(() => b.sessions.get(session.id)?.id, { timeout: 10_000 }).toBe(session.id);
+    const done = (await reads(rogue)) - before;
+    // Before: one HMGET per notice on each replica (10,000 here), all in flight at once however slow
+    // Redis is; after: 67 to 70 (reads of 500 keys, one at a time,
+    // notices over 1,000 a second dropped, and a resync of each replica).
+    expect(done).toBeLessThan(notices / 10);
+  });
+
+  it('records over their size bound are refused in Redis, not sent, and the genuine record beside them is merged', async () => {
+    const a = await replica('replica-a', 'hostile-sizes');
+    const b = await replica('replica-b', 'hostile-sizes');
+    const rogue = await rogueClient();
+    const huge = JSON.stringify({ id: 'x', entries: 'y'.repeat(20 * 1024 * 1024) });
+    await rogue.hSet('svc:{hostile-sizes}:sessions', { 'huge-1': huge, 'huge-2': huge });
+    await rogue.hSet('svc:{hostile-sizes}:audit', { 'huge-3': huge });
+    const before = await bytesSent(rogue);
+    const session = a.sessions.create('INC-20261122-abcde-0002', 'ops-bot', 'token:ops-bot');
+    await a.writer.flush();
+    for (let i = 0; i < 10; i++) {
+      const changes = [['sessions', 'huge-1'], ['sessions', 'huge-2'], ['audit', 'huge-3'], ...(i === 9 ? [['sessions', session.id]] : [])];
+      await rogue.publish('svc:{hostile-sizes}:fleet', JSON.stringify({ kind: 'records', from: 'rogue', changes }));
+    }
+    await expect.poll(() => b.sessions.get(session.id)?.id, { timeout: 5000 }).toBe(session.id);
+    await expect.poll(() => b.fleetSync.refused, { timeout: 5000 }).toBeGreaterThanOrEqual(3);
+    // Before: each 20 MB record sent to each replica at every read (65.6 MB in one run, the reads
+    // already coalesced); after: 5.3 KB.
+    expect((await bytesSent(rogue)) - before).toBeLessThan(1024 * 1024);
+  });
+
+  it('flag and breaker records naming ever new targets, and closings of unknown breakers, leave what is held bounded', async () => {
+    const b = await replica('replica-b', 'hostile-remediation');
+    const rogue = await rogueClient();
+    const target = (i: number) => `GET /rogue/${i}/${'x'.repeat(250)}`;
+    const records: Record<string, string> = {};
+    for (let i = 0; i < 1500; i++) records[`fallback:${target(i)}`] = JSON.stringify({ kind: 'fallback', target: target(i) });
+    for (let i = 0; i < 1500; i++) records[`breaker:${target(i)}`] = JSON.stringify({ kind: 'breaker', target: target(i), state: 'open' });
+    await rogue.hSet('svc:{hostile-remediation}:remediation', records);
+    const keys = Object.keys(records);
+    const pipeline = rogue.multi();
+    for (let i = 0; i < keys.length; i += 100) {
+      const changes = keys.slice(i, i + 100).map((key) => ['remediation', key]);
+      pipeline.publish('svc:{hostile-remediation}:fleet', JSON.stringify({ kind: 'records', from: 'rogue', changes }));
+    }
+    for (let i = 0; i < 500; i++) {
+      const action = { action: `close_circuit_breaker:${target(10_000 + i)}`, reason: 'r', agentName: 'rogue', role: 'operator' };
+      pipeline.publish('svc:{hostile-remediation}:fleet', JSON.stringify({ kind: 'remediation', from: 'rogue', action }));
+    }
+    await pipeline.execAsPipeline();
+    await expect.poll(() => b.fleetSync.applied, { timeout: 5000 }).toBe(500);
+    await expect.poll(() => b.remediation.refused, { timeout: 5000 }).toBe(1000);
+    // Before: every target kept (1,500 fallbacks, 1,500 opened breakers, 2,000 states forced on registration).
+    expect(b.remediation.heldFlags()).toEqual({ fallbacks: 1000, breakers: 1000 });
+    expect(b.h.engine.circuitBreakers.pendingForces()).toBe(1000);
+    expect(b.remediation.isFallbackEnabled(target(0))).toBe(true);
+  });
+
+  it('an incident record that keeps changing its patterns and alerts leaves what the incident holds bounded', async () => {
+    const b = await replica('replica-b', 'hostile-incidents');
+    const rogue = await rogueClient();
+    const id = 'INC-20261122-rogue-0001';
+    for (let round = 0; round < 20; round++) {
+      const junk = Array.from({ length: 64 }, (_, i) => `pattern-${round}-${i}-${'p'.repeat(1000)}`);
+      const record = {
+        id,
+        operation: 'GET /a',
+        openedAt: 1,
+        status: 'open',
+        peakSeverity: 'LOW',
+        patterns: ['error_rate_spike', ...junk],
+        patternOnsets: junk.map((p) => [p, 1]),
+        maxAnomalyScore: 1,
+        lastDetectionAt: 1 + round,
+        trigger: 'anomaly',
+        sloAlerts: junk.map((p) => `slo-${p}-${'s'.repeat(20_000)}`),
+        replicas: [],
+      };
+      await rogue.hSet('svc:{hostile-incidents}:incidents', id, JSON.stringify(record));
+      await rogue.publish('svc:{hostile-incidents}:fleet', JSON.stringify({ kind: 'records', from: 'rogue', changes: [['incidents', id]] }));
+      await expect.poll(() => b.incidents.byId(id)?.lastDetectionAt, { timeout: 3000 }).toBe(1 + round);
+    }
+    const incident = b.incidents.byId(id)!;
+    // Before: 1,281 patterns and their onsets (every name read kept), 64 alerts of 20 KB each.
+    expect([...incident.patterns]).toEqual(['error_rate_spike']);
+    expect(incident.patternOnsets.size).toBe(0);
+    expect(incident.sloAlerts.every((a) => a.length <= 1024)).toBe(true);
+  });
+});
