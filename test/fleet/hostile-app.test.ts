@@ -82,12 +82,14 @@ it.skipIf(!available)(
       const paused = await serve(pauseDone);
       const rssAfter = rssMb(pid);
       expect(flooded.ok && paused.ok).toBe(true);
-      // Figures in docs/state.md (Fleet, "Against a rogue writer"): before, RSS grew 269 MB, the
-      // slowest request took 510 ms in the flood and 295 ms while Redis was paused.
-      expect(paused.requests).toBeGreaterThan(10);
-      expect(paused.slowest).toBeLessThan(200);
-      expect(flooded.slowest).toBeLessThan(500);
-      expect(rssAfter - rssBefore).toBeLessThan(100);
+      // Figures in docs/state.md (Fleet, "Against a rogue writer"): before, RSS grew 269 MB, 3
+      // requests were served in the flood (the slowest 510 ms) and 34 while Redis was paused (295
+      // ms); after, about 80 and 1,000 (69-121 ms, 11-19 ms). The counts carry the verdict: time
+      // bounds on a shared machine are loose.
+      expect(flooded.requests).toBeGreaterThan(20);
+      expect(paused.requests).toBeGreaterThan(100);
+      expect(paused.slowest).toBeLessThan(250);
+      expect(rssAfter - rssBefore).toBeLessThan(150);
       expect(await replica.order(1)).toMatch(/^200 /);
     } finally {
       await rogue.close();
