@@ -5,28 +5,14 @@
  * one is resolution on all and frees the operation for the next incident; entries added to one
  * session on two replicas at once are both kept; audit entries carry the replica that ran them.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FleetSync } from '../../src/fleet/fleet-sync.js';
+import { describe, expect, it, vi } from 'vitest';
 import { attachState } from '../../src/state-persistence.js';
-import { openState } from '../../src/store/open-state.js';
-import type { RedisStore } from '../../src/store/redis-store.js';
 import { engineHarness } from '../support/engine-harness.js';
-import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
 import { failingFor, traffic } from '../support/sustained-traffic.js';
-import { tempDir } from '../support/temp-dir.js';
+import { redisForTests } from './redis-for-tests.js';
 
-const available = redisServerAvailable();
-let redis: RedisServer;
-const closers: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  if (available) redis = await startRedisServer();
-});
-
-afterAll(async () => {
-  for (const close of closers) await close();
-  await redis?.stop();
-});
+const redis = redisForTests();
+const { available } = redis;
 
 async function replica(id: string, namespace: string) {
   // Each replica's parts from fresh modules: its own process tag in the ids, as in its own process.
@@ -38,19 +24,12 @@ async function replica(id: string, namespace: string) {
   const incidents = new IncidentTracker(h.engine, { tierOf: () => 'standard', resolveAfterMs: 120_000 });
   const sessions = new SessionStore(h.clock);
   const audit = new AuditTrail(h.clock);
-  const opened = openState({ url: redis.url, namespace, instanceId: id, cwd: tempDir(), flushIntervalMs: 1000, batchSize: 500, timeoutMs: 2000, maxPending: 1000, retention: {} });
-  const fleetSync = new FleetSync(opened.writer.store as RedisStore, opened.writer, id, () => undefined, opened.ready);
-  const state = { ...opened, fleetSync };
-  expect(await state.ready).toBe(true);
+  const state = await redis.openFleetState(id, namespace);
   attachState(state, { incidents, sessions, audit });
-  await fleetSync.subscribed;
-  closers.push(async () => {
-    await fleetSync.close();
-    await opened.writer.close();
-  });
+  await state.fleetSync.subscribed;
   h.clock.advance(120_000);
   traffic(h, '/a', { perSecond: 2, seconds: 50 });
-  return { h, incidents, sessions, audit, store: opened.writer.store as RedisStore };
+  return { h, incidents, sessions, audit, store: state.store };
 }
 
 describe.skipIf(!available)('two replicas in one process on a real redis-server', () => {

@@ -4,9 +4,7 @@
  * replica's real FleetSync in this process. What the replica holds and the reads it sends to Redis
  * stay bounded, and the genuine records named in the flood are still merged.
  */
-import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FleetSync } from '../../src/fleet/fleet-sync.js';
+import { describe, expect, it } from 'vitest';
 import { Approvals } from '../../src/incidents/approvals.js';
 import { AuditTrail } from '../../src/incidents/audit-trail.js';
 import { IncidentTracker } from '../../src/incidents/incident-tracker.js';
@@ -14,24 +12,11 @@ import { Remediation } from '../../src/incidents/remediation.js';
 import { SessionStore } from '../../src/incidents/session-store.js';
 import { Verifier } from '../../src/incidents/verification.js';
 import { attachState } from '../../src/state-persistence.js';
-import { openState } from '../../src/store/open-state.js';
-import type { RedisStore } from '../../src/store/redis-store.js';
 import { engineHarness } from '../support/engine-harness.js';
-import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
-import { tempDir } from '../support/temp-dir.js';
+import { redisForTests } from './redis-for-tests.js';
 
-const available = redisServerAvailable();
-let redis: RedisServer;
-const closers: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  if (available) redis = await startRedisServer();
-});
-
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-  await redis?.stop();
-});
+const redis = redisForTests();
+const { available } = redis;
 
 async function replica(id: string, namespace: string) {
   const h = engineHarness();
@@ -39,33 +24,21 @@ async function replica(id: string, namespace: string) {
   const incidents = new IncidentTracker(h.engine, { tierOf: () => 'standard', resolveAfterMs: 120_000 });
   const audit = new AuditTrail(h.clock);
   const remediation = new Remediation(h.engine, audit, new Verifier(h.engine), new Approvals(h.clock, ['alice']), () => ({ level: 'page_oncall', channel: '#oncall' }));
-  const opened = openState({ url: redis.url, namespace, instanceId: id, cwd: tempDir(), flushIntervalMs: 1000, batchSize: 500, timeoutMs: 2000, maxPending: 1000, retention: {} });
-  const fleetSync = new FleetSync(opened.writer.store as RedisStore, opened.writer, id, () => undefined, opened.ready);
-  expect(await opened.ready).toBe(true);
-  attachState({ ...opened, fleetSync }, { sessions, audit, remediation, incidents });
-  await fleetSync.subscribed;
-  closers.push(async () => {
-    await fleetSync.close();
-    await opened.writer.close();
-  });
-  return { h, sessions, remediation, incidents, fleetSync, writer: opened.writer };
+  const state = await redis.openFleetState(id, namespace);
+  attachState(state, { sessions, audit, remediation, incidents });
+  await state.fleetSync.subscribed;
+  return { h, sessions, remediation, incidents, fleetSync: state.fleetSync, writer: state.writer };
 }
 
-async function rogueClient() {
-  const client = createClient({ url: redis.url });
-  client.on('error', () => undefined);
-  await client.connect();
-  closers.push(async () => void (await client.close()));
-  return client;
-}
+type RogueClient = Awaited<ReturnType<typeof redis.rogueClient>>;
 
 /** HMGETs and scripts (the bounded reads) run so far. */
-async function reads(client: Awaited<ReturnType<typeof rogueClient>>): Promise<number> {
+async function reads(client: RogueClient): Promise<number> {
   const info = await client.info('commandstats');
   return Number(/cmdstat_hmget:calls=(\d+)/.exec(info)?.[1] ?? 0) + Number(/cmdstat_eval:calls=(\d+)/.exec(info)?.[1] ?? 0);
 }
 
-async function bytesSent(client: Awaited<ReturnType<typeof rogueClient>>): Promise<number> {
+async function bytesSent(client: RogueClient): Promise<number> {
   return Number(/total_net_output_bytes:(\d+)/.exec(await client.info('stats'))?.[1]);
 }
 
@@ -73,7 +46,7 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
   it('records notices are read with a bounded number of HMGETs, and the genuine record among them is merged', async () => {
     const a = await replica('replica-a', 'hostile-records');
     const b = await replica('replica-b', 'hostile-records');
-    const rogue = await rogueClient();
+    const rogue = await redis.rogueClient();
     const session = a.sessions.create('INC-20261122-abcde-0001', 'ops-bot', 'token:ops-bot');
     await a.writer.flush();
     await expect.poll(() => b.sessions.get(session.id)?.id, { timeout: 3000 }).toBe(session.id);
@@ -98,7 +71,7 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
   it('records over their size bound are refused in Redis, not sent, and the genuine record beside them is merged', async () => {
     const a = await replica('replica-a', 'hostile-sizes');
     const b = await replica('replica-b', 'hostile-sizes');
-    const rogue = await rogueClient();
+    const rogue = await redis.rogueClient();
     const huge = JSON.stringify({ id: 'x', entries: 'y'.repeat(20 * 1024 * 1024) });
     await rogue.hSet('svc:{hostile-sizes}:sessions', { 'huge-1': huge, 'huge-2': huge });
     await rogue.hSet('svc:{hostile-sizes}:audit', { 'huge-3': huge });
@@ -118,7 +91,7 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
 
   it('flag and breaker records naming ever new targets, and closings of unknown breakers, leave what is held bounded', async () => {
     const b = await replica('replica-b', 'hostile-remediation');
-    const rogue = await rogueClient();
+    const rogue = await redis.rogueClient();
     const target = (i: number) => `GET /rogue/${i}/${'x'.repeat(250)}`;
     const records: Record<string, string> = {};
     for (let i = 0; i < 1500; i++) records[`fallback:${target(i)}`] = JSON.stringify({ kind: 'fallback', target: target(i) });
@@ -145,7 +118,7 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
 
   it('an incident record that keeps changing its patterns and alerts leaves what the incident holds bounded', async () => {
     const b = await replica('replica-b', 'hostile-incidents');
-    const rogue = await rogueClient();
+    const rogue = await redis.rogueClient();
     const id = 'INC-20261122-rogue-0001';
     for (let round = 0; round < 20; round++) {
       const junk = Array.from({ length: 64 }, (_, i) => `pattern-${round}-${i}-${'p'.repeat(1000)}`);

@@ -3,56 +3,32 @@
  * replica with a clock far off): written with the `redis` client directly on a real redis-server,
  * read by a replica's real FleetLink in this process. What the replica holds stays bounded.
  */
-import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FleetLink } from '../../src/fleet/fleet-link.js';
 import { FleetView } from '../../src/fleet/fleet-view.js';
 import { ReplicaSummarizer } from '../../src/fleet/replica-summary.js';
-import { openState } from '../../src/store/open-state.js';
-import type { RedisStore } from '../../src/store/redis-store.js';
 import { engineHarness } from '../support/engine-harness.js';
-import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
-import { tempDir } from '../support/temp-dir.js';
+import { redisForTests } from './redis-for-tests.js';
 
-const available = redisServerAvailable();
+const redis = redisForTests();
+const { available } = redis;
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 10);
 const MINUTE = 60_000;
-let redis: RedisServer;
-const closers: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  if (available) redis = await startRedisServer();
-});
-
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-  await redis?.stop();
-});
 
 async function replica(id: string, namespace: string) {
   const h = engineHarness();
   h.clock.set(T0);
-  const opened = openState({ url: redis.url, namespace, instanceId: id, cwd: tempDir(), flushIntervalMs: 1000, batchSize: 500, timeoutMs: 2000, maxPending: 1000, retention: {} });
-  expect(await opened.ready).toBe(true);
-  closers.push(() => opened.writer.close());
+  const opened = await redis.openReplicaState(id, namespace);
   const options = { clock: h.clock, publishIntervalMs: 5000, replicaTtlMs: 30_000, historyMinutes: 60, maxOperations: 1000 };
   const view = new FleetView({ ...options, ownId: id, ownSlos: () => [] });
-  const link = new FleetLink({ ...options, store: opened.writer.store as RedisStore, engine: h.engine, view, instanceId: id, startedAt: T0 });
+  const link = new FleetLink({ ...options, store: opened.store, engine: h.engine, view, instanceId: id, startedAt: T0 });
   return { h, view, link };
-}
-
-async function rogueClient() {
-  const client = createClient({ url: redis.url });
-  client.on('error', () => undefined);
-  await client.connect();
-  closers.push(async () => void (await client.close()));
-  return client;
 }
 
 describe.skipIf(!available)('a rogue writer of summaries and minutes', () => {
   it('minutes off the minute or far from this replica’s clock are not kept', async () => {
     const b = await replica('replica-b', 'hostile-minutes');
-    const rogue = await rogueClient();
+    const rogue = await redis.rogueClient();
     // A genuine summary and minute of one operation, from a real engine, then rewritten as a rogue would.
     const source = engineHarness();
     source.clock.set(T0);
@@ -80,7 +56,7 @@ describe.skipIf(!available)('a rogue writer of summaries and minutes', () => {
 
   it('summaries over 4 MB and replica ids over 256 characters are refused in Redis, not sent', async () => {
     const b = await replica('replica-b', 'hostile-sizes');
-    const rogue = await rogueClient();
+    const rogue = await redis.rogueClient();
     const huge = 'x'.repeat(5 * 1024 * 1024);
     for (let i = 0; i < 20; i++) {
       await rogue.set(`svc:{hostile-sizes}:fleet:replica:big-${i}`, huge);
@@ -98,7 +74,7 @@ describe.skipIf(!available)('a rogue writer of summaries and minutes', () => {
 
   it('index entries whose summaries do not read back leave the index, so they do not hold the places of replicas that publish', async () => {
     const b = await replica('replica-b', 'hostile-index');
-    const rogue = await rogueClient();
+    const rogue = await redis.rogueClient();
     await b.link.publish();
     for (let i = 0; i < 150; i++) {
       await rogue.set(`svc:{hostile-index}:fleet:replica:rogue-${i}`, i % 2 ? 'not json' : 'x'.repeat(5 * 1024 * 1024));
