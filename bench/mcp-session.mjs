@@ -9,9 +9,12 @@
 // - Tool calls: get_service_health, get_incident_context and get_executive_summary, 1000 calls
 //   each per protocol, one at a time, latency as the agent sees it over loopback HTTP; idle (no
 //   traffic between calls) and busy (every operation had a request since the last call). Then the app's
-//   bench_ok, which answers "ok": the protocol path alone, for reference.
+//   bench_ok, which answers "ok": the protocol path alone, for reference. Each call through the SDK
+//   client alternates with the same request sent again over plain node:http ("raw"): the server's
+//   answer time without the client SDK's own work, side by side.
 // Run against the built output: `npm run build && node bench/mcp-session.mjs`.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
@@ -79,6 +82,24 @@ try {
     console.log(`connect ${protocol} after the first load: median ${ms(quantile(times, 0.5))}, max ${ms(Math.max(...times))} (${CONNECTS} connects)`);
   }
 
+  // The SDK client's requests, captured to be sent again as they are over a kept-alive node:http connection.
+  const sdkFetch = globalThis.fetch;
+  let capture;
+  globalThis.fetch = (input, init) => {
+    if (capture && typeof init?.body === 'string' && init.body.includes('"tools/call"')) capture.request = { headers: Object.fromEntries(new Headers(init.headers)), body: init.body };
+    return sdkFetch(input, init);
+  };
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const raw = ({ headers, body }) =>
+    new Promise((resolve, reject) => {
+      const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.on('data', () => {});
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`raw tools/call answered ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
   for (const protocol of ['2026-07-28', '2025-11-25']) {
     const { client: c } = await connect(protocol);
     for (const [name, args] of [
@@ -87,17 +108,27 @@ try {
       ['get_executive_summary', {}],
       ['bench_ok', {}],
     ]) {
+      capture = {};
       for (let i = 0; i < 50; i++) await c.callTool({ name, arguments: args });
+      const { request } = capture;
+      capture = undefined;
+      for (let i = 0; i < 50; i++) await raw(request);
       // Idle: no traffic between calls, so what the tools read is unchanged; busy: every operation had a request since the last call.
       for (const busy of [false, true]) {
-        const times = [];
+        const times = { sdk: [], raw: [] };
         for (let i = 0; i < CALLS; i++) {
-          if (busy) await fetch(`http://127.0.0.1:${port}/__traffic`);
-          const start = performance.now();
-          await c.callTool({ name, arguments: args });
-          times.push(performance.now() - start);
+          for (const [way, call] of [
+            ['sdk', () => c.callTool({ name, arguments: args })],
+            ['raw', () => raw(request)],
+          ]) {
+            if (busy) await fetch(`http://127.0.0.1:${port}/__traffic`);
+            const start = performance.now();
+            await call();
+            times[way].push(performance.now() - start);
+          }
         }
-        console.log(`${protocol} ${name}, ${busy ? 'busy' : 'idle'}: p50 ${ms(quantile(times, 0.5))}, p99 ${ms(quantile(times, 0.99))} (${CALLS} calls, ${operations} operations)`);
+        const figures = (t) => `p50 ${ms(quantile(t, 0.5))}, p99 ${ms(quantile(t, 0.99))}`;
+        console.log(`${protocol} ${name}, ${busy ? 'busy' : 'idle'}: ${figures(times.sdk)}; raw ${figures(times.raw)} (${CALLS} calls each, ${operations} operations)`);
       }
     }
     await c.close();

@@ -38,6 +38,22 @@ export function histogramPercentile(histograms: readonly Uint32Array[], q: numbe
   return bucketValue(HISTOGRAM_BUCKETS - 1);
 }
 
+/**
+ * Nearest-rank percentile of one histogram that holds `total` values (known to the caller, so the
+ * counts are not summed first); 0 when it is empty. Ranks in the upper half are found from the top.
+ */
+export function percentileOfCounted(histogram: Uint32Array, total: number, q: number): number {
+  if (total <= 0) return 0;
+  const rank = Math.max(1, Math.ceil(q * total));
+  if (rank <= total / 2) {
+    for (let i = 0, seen = 0; i < HISTOGRAM_BUCKETS; i++) if ((seen += histogram[i]!) >= rank) return bucketValue(i);
+    return bucketValue(HISTOGRAM_BUCKETS - 1);
+  }
+  const fromTop = total - rank + 1;
+  for (let i = HISTOGRAM_BUCKETS - 1, seen = 0; i > 0; i--) if ((seen += histogram[i]!) >= fromTop) return bucketValue(i);
+  return bucketValue(0);
+}
+
 /** `histogramPercentile` for each of `qs` (ascending), summing the histograms once and walking them once. */
 export function histogramPercentiles(histograms: readonly Uint32Array[], qs: readonly number[]): number[] {
   let sum = histograms[0] ?? summed.fill(0);

@@ -3,11 +3,15 @@
  * a latency histogram per minute, in a time ring (src/analysis/time-ring.ts). Trend analysis reads
  * it; health reads its last few minutes. A minute without traffic allocates nothing.
  *
+ * The last few minutes' histograms are also kept summed (the minutes health reads), added to as
+ * requests arrive while the minute stays the same and rebuilt by the first read of a new minute:
+ * a read of the recent minutes walks one histogram, not one per minute.
+ *
  * Each minute knows how much of it was observed: from the history's first request (or the
  * minute's start) to the minute's end (or now), so readers can weigh a partial first or current
  * minute by that fraction.
  */
-import { bucketOfLog, HISTOGRAM_BUCKETS, histogramPercentile, histogramPercentiles, newHistogram } from './latency-histogram.js';
+import { bucketOfLog, HISTOGRAM_BUCKETS, histogramPercentile, newHistogram, percentileOfCounted } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
 import { TimeRing } from './time-ring.js';
 
@@ -44,11 +48,6 @@ export interface MinuteCounts {
   readonly histogram: Uint32Array;
 }
 
-/** The sum `computeSummary` reads: summaries are computed one at a time, so one buffer serves. */
-const summed = newHistogram();
-const ONE_SUM: readonly Uint32Array[] = [summed];
-const QUANTILES: readonly number[] = [0.5, 0.99];
-
 export class MinuteHistory {
   private readonly ring: TimeRing;
   private readonly histograms: (Uint32Array | undefined)[];
@@ -59,6 +58,11 @@ export class MinuteHistory {
   /** Counts requests added, so a summary read twice within a minute without traffic is computed once. */
   private writes = 0;
   private summaryOf: { writes: number; minute: number; count: number; value: MinuteSummary } | undefined;
+  /** The histograms of the last `recentMinutes` minutes summed, while the ring's newest minute is `recentBucket`. */
+  private readonly recentSum = newHistogram();
+  // -1, not NaN: a whole number stays a small integer in the field, read per span without a heap box.
+  private recentBucket = -1;
+  private recentMinutes = 0;
 
   /** Keeps `minutes` whole minutes and the current one. */
   constructor(readonly minutes: number) {
@@ -75,7 +79,9 @@ export class MinuteHistory {
     this.writes++;
     const slot = this.ring.add(now, COUNT);
     if (isError) this.ring.addTo(slot, ERRORS);
-    (this.histograms[slot] ??= newHistogram())[bucketOfLog(log)]!++;
+    const bucket = bucketOfLog(log);
+    (this.histograms[slot] ??= newHistogram())[bucket]!++;
+    if (this.ring.newestBucket === this.recentBucket) this.recentSum[bucket]!++;
   }
 
   /** The minutes of the last `count` minutes (oldest first) that saw traffic. */
@@ -99,21 +105,30 @@ export class MinuteHistory {
     return value;
   }
 
-  /** Sums the minutes with traffic into one histogram (a read per tool call and operation: no arrays of minutes). */
+  /** Totals and percentiles of the last `count` minutes, from their summed histograms (rebuilt once a minute). */
   private computeSummary(now: number, count: number): MinuteSummary {
+    const minutes = Math.min(count, this.ring.size);
+    const newest = this.ring.slotAt(now);
+    const rebuild = this.ring.newestBucket !== this.recentBucket || minutes !== this.recentMinutes;
+    const sum = this.recentSum;
+    if (rebuild) sum.fill(0);
     let requests = 0;
     let errors = 0;
-    summed.fill(0);
-    for (let back = Math.min(count, this.ring.size) - 1; back >= 0; back--) {
-      const slot = this.ring.slotBefore(now, back);
+    for (let back = minutes - 1; back >= 0; back--) {
+      const slot = (newest - back + this.ring.size) % this.ring.size;
       const n = this.ring.get(slot, COUNT);
       if (n === 0) continue;
       requests += n;
       errors += this.ring.get(slot, ERRORS);
+      if (!rebuild) continue;
       const histogram = this.histograms[slot]!;
-      for (let i = 0; i < HISTOGRAM_BUCKETS; i++) summed[i]! += histogram[i]!;
+      for (let i = 0; i < HISTOGRAM_BUCKETS; i++) sum[i]! += histogram[i]!;
     }
-    const [p50, p99] = histogramPercentiles(ONE_SUM, QUANTILES) as [number, number];
+    this.recentBucket = this.ring.newestBucket;
+    this.recentMinutes = minutes;
+    // Every request is in the histogram of its minute: the sum holds `requests` values.
+    const p50 = percentileOfCounted(sum, requests, 0.5);
+    const p99 = percentileOfCounted(sum, requests, 0.99);
     return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
   }
 

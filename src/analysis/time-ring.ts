@@ -61,6 +61,11 @@ export class TimeRing {
     return this.slotOf(this.newest);
   }
 
+  /** Bucket number (time / bucketMs) of the newest bucket: it changes when the ring moves. */
+  get newestBucket(): number {
+    return this.newest;
+  }
+
   /** Total of `field` over the ring at `now`. */
   total(now: number, field = 0): number {
     this.slotAt(now);

@@ -19,6 +19,7 @@
 
 import { escapeUnprintable } from '../printable.js';
 import { STORED_AGENT_NAME } from './input-limits.js';
+import { builtLines, type Lines } from './text-layout.js';
 import { ToolError, type ToolResult } from './tool-definition.js';
 import type { ToolServices } from './tool-services.js';
 
@@ -212,8 +213,8 @@ export interface PageRequest {
 export interface TextListing {
   /** The noun for the markers: `operation` (plural `operations`) or [singular, plural]. */
   readonly noun: Noun;
-  /** The items as shown (a line, or a group of lines), worst first. */
-  readonly items: readonly string[];
+  /** The items as shown (a line, or a group of lines), worst first; as `Lines`, only the ones a page shows are built. */
+  readonly items: readonly string[] | Lines;
   /** Per item, a word for the breakdown of what is left out: `elevated`, `within baseline`. */
   readonly kinds?: readonly string[];
   /** Per item, 0 for a problem (ELEVATED, unhealthy, VIOLATED, ...), 1 for the rest: a page shows the problems of every list first. Default all 0. */
@@ -245,39 +246,45 @@ export function pageText(
 ): { text: string; plan: PagePlan } {
   const { tool, maxBytes, page, call } = request;
   const overheadOf = (l: TextListing) => l.overhead ?? 3;
+  const lists = listings.map((l) => (Array.isArray(l.items) ? builtLines(l.items as readonly string[]) : (l.items as Lines)));
+  const all = (lines: Lines) => Array.from({ length: lines.length }, (_, n) => lines.line(n));
   const fixed = byteLength(
     render(
       listings.map(() => []),
       listings.map(() => ({ range: { start: 0, end: 0 } })),
     ),
   );
-  const itemSizes = (items: readonly string[], l: TextListing) => items.map((item, n) => Math.max(byteLength(item), l.sizes?.[n] ?? 0) + overheadOf(l));
-  const total = (sizes: readonly number[]) => sizes.reduce((sum, s) => sum + s, 0);
+  const sizes = listings.map((l, i) => Array.from({ length: lists[i]!.length }, (_, n) => Math.max(lists[i]!.bytes(n), l.sizes?.[n] ?? 0) + overheadOf(l)));
+  const total = (list: readonly number[]) => list.reduce((sum, s) => sum + s, 0);
 
   // The whole answer is laid out only when its items fit: a long list is not rendered just to be paged.
-  if (fixed + listings.reduce((sum, l) => sum + total(itemSizes(l.items, l)), 0) <= maxBytes) {
+  if (fixed + sizes.reduce((sum, list) => sum + total(list), 0) <= maxBytes) {
     const whole = render(
-      listings.map((l) => l.items),
-      listings.map((l) => ({ range: { start: 0, end: l.items.length } })),
+      lists.map(all),
+      lists.map((lines) => ({ range: { start: 0, end: lines.length } })),
     );
     if (byteLength(whole) <= maxBytes) {
       if (page > 1) throw pastLastPage(tool, page, 1, call);
-      return { text: whole, plan: { page: 1, pages: 1, ranges: listings.map((l) => ({ start: 0, end: l.items.length })) } };
+      return { text: whole, plan: { page: 1, pages: 1, ranges: lists.map((lines) => ({ start: 0, end: lines.length })) } };
     }
   }
 
   // Room for the markers, measured with the largest numbers they can hold.
   const most = Math.max(
     1,
-    listings.reduce((sum, l) => sum + l.items.length, 0),
+    lists.reduce((sum, lines) => sum + lines.length, 0),
   );
-  const after = listings.reduce((sum, l) => sum + (l.items.length ? byteLength(moreMarker(l.noun, l.kinds ?? new Array<string>(l.items.length).fill(''), call(most))) + overheadOf(l) : 0), 0);
-  const before = listings.reduce((sum, l) => sum + (l.items.length ? byteLength(earlierMarker(l.noun, l.items.length, most, most)) + overheadOf(l) : 0), 0);
+  const kindsOf = (l: TextListing, count: number) => l.kinds ?? new Array<string>(count).fill('');
+  const after = listings.reduce((sum, l, i) => sum + (lists[i]!.length ? byteLength(moreMarker(l.noun, kindsOf(l, lists[i]!.length), call(most))) + overheadOf(l) : 0), 0);
+  const before = listings.reduce((sum, l, i) => sum + (lists[i]!.length ? byteLength(earlierMarker(l.noun, lists[i]!.length, most, most)) + overheadOf(l) : 0), 0);
   const budget = (p: number) => maxBytes - fixed - after - (p > 1 ? before : 0);
-  // No single item takes more than half a page.
+  // No single item takes more than half a page: a longer one is cut, and sized as cut.
   const itemMax = Math.max(64, Math.floor(budget(2) / 2));
-  const items = listings.map((l) => l.items.map((item) => cutItem(item, itemMax)));
-  const sizes = listings.map((l, i) => itemSizes(items[i]!, l));
+  const shownItem = (i: number, n: number) => cutItem(lists[i]!.line(n), itemMax);
+  for (const [i, list] of sizes.entries()) {
+    const l = listings[i]!;
+    for (let n = 0; n < list.length; n++) if (list[n]! - overheadOf(l) > itemMax) list[n] = Math.max(byteLength(shownItem(i, n)), l.sizes?.[n] ?? 0) + overheadOf(l);
+  }
   const ranks = listings.map((l) => l.ranks);
   const plan = planPages(sizes, budget, page, ranks);
   if (!plan) throw pastLastPage(tool, page, planPages(sizes, budget, 1, ranks)!.pages, call);
@@ -287,10 +294,14 @@ export function pageText(
     return {
       range,
       ...(range.start > 0 && { before: earlierMarker(l.noun, range.start, plan.page, plan.pages) }),
-      ...(range.end < l.items.length && { after: moreMarker(l.noun, (l.kinds ?? new Array<string>(l.items.length).fill('')).slice(range.end), call(plan.page + 1)) }),
+      ...(range.end < lists[i]!.length && { after: moreMarker(l.noun, kindsOf(l, lists[i]!.length).slice(range.end), call(plan.page + 1)) }),
     };
   });
-  const shown = parts.map(({ range, before, after }, i) => [...(before ? [before] : []), ...items[i]!.slice(range.start, range.end), ...(after ? [after] : [])]);
+  const shown = parts.map(({ range, before, after }, i) => [
+    ...(before ? [before] : []),
+    ...Array.from({ length: range.end - range.start }, (_, n) => shownItem(i, range.start + n)),
+    ...(after ? [after] : []),
+  ]);
   return { text: cutText(render(shown, parts), maxBytes), plan };
 }
 

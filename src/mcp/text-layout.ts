@@ -57,21 +57,69 @@ export function headerLine(...parts: readonly string[]): string {
   return parts.join(' | ');
 }
 
+/** The lines of a list, each sized without being built: a page lays out only the lines it shows. */
+export interface Lines {
+  readonly length: number;
+  /** UTF-8 bytes of line `i`. */
+  bytes(i: number): number;
+  line(i: number): string;
+}
+
+/** Lines already built. */
+export function builtLines(lines: readonly string[]): Lines {
+  return { length: lines.length, bytes: (i) => Buffer.byteLength(lines[i]!, 'utf8'), line: (i) => lines[i]! };
+}
+
 /**
  * Rows of cells with every column but the last padded to its widest cell (at most `maxWidth`
  * characters: a longer cell is not padded), two spaces apart.
  */
 export function columns(rows: readonly (readonly string[])[], maxWidth = Infinity): string[] {
-  const widths: number[] = [];
-  for (const row of rows) for (let i = 0; i < row.length; i++) widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, row[i]!.length));
-  // One string per line, built once: this runs for every row of a long list on every call.
-  return rows.map((row) => {
+  const lines = new ColumnLines(rows, maxWidth);
+  return rows.map((_, i) => lines.line(i));
+}
+
+/**
+ * `columns` read line by line: the widths are measured over every row once, then a line's size is
+ * counted from its cells and only the lines read are built (a long list is paged on every call:
+ * most of its lines are sized, few shown).
+ */
+export class ColumnLines implements Lines {
+  private readonly widths: number[] = [];
+
+  constructor(
+    private readonly rows: readonly (readonly string[])[],
+    maxWidth = Infinity,
+  ) {
+    for (const row of rows) for (let i = 0; i < row.length; i++) this.widths[i] = Math.min(maxWidth, Math.max(this.widths[i] ?? 0, row[i]!.length));
+  }
+
+  get length(): number {
+    return this.rows.length;
+  }
+
+  bytes(i: number): number {
+    const row = this.rows[i]!;
+    const last = row.length - 1;
+    if (last < 0 || TRAILING_SPACE.test(row[last]!)) return Buffer.byteLength(this.line(i), 'utf8');
+    let padding = 0;
+    let cells = row[last]!;
+    for (let c = 0; c < last; c++) {
+      padding += Math.max(0, this.widths[c]! - row[c]!.length) + 2;
+      cells += row[c]!;
+    }
+    // Padding is ASCII; a cell's characters beyond ASCII take more than a byte each.
+    return padding + Buffer.byteLength(cells, 'utf8');
+  }
+
+  line(i: number): string {
+    const row = this.rows[i]!;
     const last = row.length - 1;
     let line = '';
-    for (let i = 0; i < last; i++) line += row[i]! + spaces(Math.max(0, widths[i]! - row[i]!.length) + 2);
+    for (let c = 0; c < last; c++) line += row[c]! + spaces(Math.max(0, this.widths[c]! - row[c]!.length) + 2);
     if (last >= 0) line += row[last]!;
     return last < 0 || TRAILING_SPACE.test(row[last]!) ? line.trimEnd() : line;
-  });
+  }
 }
 
 const TRAILING_SPACE = /(^|\s)$/;

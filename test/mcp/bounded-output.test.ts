@@ -20,6 +20,7 @@ import {
   startWithin,
 } from '../../src/mcp/bounded-output.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
+import { ColumnLines, columns } from '../../src/mcp/text-layout.js';
 import { ToolError } from '../../src/mcp/tool-definition.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import { engineHarness } from '../support/engine-harness.js';
@@ -161,6 +162,16 @@ describe('pageText and pageJson', () => {
     const { text } = pageText(request, [{ noun: 'item', items: ['x'.repeat(5000), 'short'] }], render);
     expect(byteLength(text)).toBeLessThanOrEqual(1024);
     expect(text).toMatch(/x… \[cut: 5000 bytes in all\]\n {2}short/);
+  });
+
+  it('pages column lines built on demand exactly as the same lines built beforehand', () => {
+    const rows = Array.from({ length: 100 }, (_, i) => [`GET /é-${'x'.repeat(i % 7)}`, `${i * 37} req`, i % 9 ? `p50 ${i}ms` : 'x'.repeat(700)]);
+    const built = columns(rows, 60);
+    for (const page of [1, 2, 3]) {
+      const lazy = pageText({ ...request, page }, [{ noun: 'item', items: new ColumnLines(rows, 60) }], render);
+      expect(lazy).toEqual(pageText({ ...request, page }, [{ noun: 'item', items: built }], render));
+    }
+    expect(pageText({ ...request, maxBytes: 1_000_000 }, [{ noun: 'item', items: new ColumnLines(rows, 60) }], render).text).toBe(render([built]));
   });
 
   it('pages JSON arrays with page, pages, leftOut and nextPage', () => {

@@ -51,7 +51,7 @@ import type { ColdStart } from '../../analysis/pattern-matcher.js';
 import type { ReplicaInfo } from '../../fleet/fleet-view.js';
 import { callFor, cutField, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
-import { blocks, columns, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
+import { blocks, ColumnLines, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { format, page } from '../tool-params.js';
 import { fleetJson, replicaCells, replicaJson, replicaKind, replicaRank, withOutliers } from './fleet-lines.js';
@@ -112,7 +112,7 @@ function healthText(
 ): string {
   const replicaListing = fleet && {
     noun: 'replica',
-    items: columns(
+    items: new ColumnLines(
       fleet.replicas.map((r) => replicaCells(r, fleet.now)),
       MAX_COLUMN,
     ),
@@ -122,7 +122,7 @@ function healthText(
   const reasons = summary.reasons.map((r) => cutField(r, MAX_REASON_CHARS));
   const agentListing = {
     noun: 'agent',
-    items: columns(agents.map(agentCells), MAX_COLUMN),
+    items: new ColumnLines(agents.map(agentCells), MAX_COLUMN),
     kinds: agents.map(agentKind),
     ranks: agents.map((a) => rank(agentKind(a) !== 'active')),
   };
@@ -131,7 +131,7 @@ function healthText(
     [
       {
         noun: 'operation',
-        items: columns(
+        items: new ColumnLines(
           operations.map((op) => operationCells(op, coldStartOf(op.operation))),
           MAX_COLUMN,
         ),
@@ -140,7 +140,7 @@ function healthText(
       },
       {
         noun: ['dependency', 'dependencies'],
-        items: columns(
+        items: new ColumnLines(
           dependencies.map((d) => dependencyCells(d, windowMs)),
           MAX_COLUMN,
         ),
@@ -149,7 +149,7 @@ function healthText(
       },
       {
         noun: 'SLO',
-        items: columns(
+        items: new ColumnLines(
           slos.map((s) => [shownName(s.name), s.compliance, `budget ${percent(s.budgetRemaining)}`, `burn ${multiple(s.burnRate)}`]),
           MAX_COLUMN,
         ),
