@@ -28,7 +28,7 @@ import { type Clock, SpanClock, systemClock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
 import type { EmitEvent } from './emit-event.js';
 import { ErrorCategories, errorCategoryOf } from './error-categories.js';
-import { type FleetFigures, HealthAggregator, type HealthSummary } from './health-aggregator.js';
+import { type FleetFigures, HealthAggregator, type HealthSummary, type OperationBaselines } from './health-aggregator.js';
 import { logLatency } from './log-latency.js';
 import type { MinuteHistory } from './minute-history.js';
 import { type ColdStart, type IncidentPattern, type OperationWindow, PATTERN_DESCRIPTIONS, PatternMatcher } from './pattern-matcher.js';
@@ -144,6 +144,7 @@ export class Engine {
   /** Which baseline spans carry: static ones from configuration or rolling ones learned here. */
   readonly baselineSource: 'static' | 'rolling';
   private readonly operations: BoundedMap<string, OperationState>;
+  private readonly expectedErrorRateOf: (operation: string) => number | undefined;
   private readonly lastEvent: BoundedMap<string, { at: number; suppressed: number }>;
   private readonly detectionListeners: ((detection: Detection) => void)[] = [];
   private readonly sloAlertListeners: ((alert: SloAlert) => void)[] = [];
@@ -172,19 +173,13 @@ export class Engine {
     this.sloTracker = options.sloTracker ?? new SloTracker(this.clock);
     this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock, emit: this.emit, onRecovery: () => this.patternMatcher.recordRecovery() });
     this.circuitBreakers = options.circuitBreakers ?? new CircuitBreakers(this.emit, () => this.clock.now());
-    this.health = new HealthAggregator(this.baselines, this.sloTracker, {
+    this.expectedErrorRateOf = options.expectedErrorRate ?? ((operation) => this.staticBaselines.getBaseline(operation)?.errorRate);
+    this.health = new HealthAggregator(this.sloTracker, {
       clock: this.clock,
       dependencyHealth: this.dependencyHealth,
-      rollingBaselines: this.rollingBaselines,
-      expectedErrorRate: options.expectedErrorRate ?? ((operation) => this.staticBaselines.getBaseline(operation)?.errorRate),
+      baselinesOf: (operation) => this.baselinesOf(operation),
       circuitBreakers: this.circuitBreakers,
-      warmUp: {
-        isWarmingUp: () => this.patternMatcher.isWarmingUp(),
-        coldStartEndOf: (operation) => {
-          const coldStart = this.coldStartOf(operation);
-          return coldStart && coldStart.firstRequestAtMs + coldStart.durationMs;
-        },
-      },
+      isWarmingUp: () => this.patternMatcher.isWarmingUp(),
       criticalityOf: options.criticalityOf ?? (() => undefined),
       historyMinutes: options.historyMinutes,
       recentMinutes: options.healthRecentMinutes,
@@ -341,10 +336,27 @@ export class Engine {
    * its baseline p99 (the static one when configured, else the rolling one).
    */
   coldStartOf(operation: string): ColdStart | undefined {
-    // Most operations had no slow first requests: their baseline is not read at all.
-    if (!this.patternMatcher.recordedColdStart(operation)) return undefined;
-    const p99 = this.staticBaselines.getBaseline(operation)?.latencyP99Ms ?? this.rollingBaselines.getBaseline(operation)?.latencyP99Ms;
-    return this.patternMatcher.coldStartOf(operation, p99);
+    return this.baselinesOf(operation).coldStart;
+  }
+
+  /**
+   * What health judges the operation against, every part from the operation's one record: the
+   * configured baseline and the learned one in the chain's order, the expected error rate, the
+   * rolling window's error rate and size, and its cold start against the configured p99, else the
+   * learned one.
+   */
+  private baselinesOf(operation: string): OperationBaselines {
+    const state = this.operations.get(operation);
+    const configured = this.staticBaselines.getBaseline(operation);
+    const learned = this.rollingBaselines.baselineOf(state?.window);
+    const p99 = configured?.latencyP99Ms ?? learned?.latencyP99Ms;
+    return {
+      baseline: this.baselineSource === 'rolling' ? (learned ?? configured) : (configured ?? learned),
+      expectedErrorRate: this.expectedErrorRateOf(operation),
+      learnedErrorRate: learned?.errorRate,
+      samples: state?.window?.count ?? 0,
+      coldStart: this.patternMatcher.coldStartIn(state?.recent, p99),
+    };
   }
 
   /** The operation's state with its snapshot at most a second old; undefined beyond `maxOperations`. */

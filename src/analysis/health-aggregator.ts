@@ -22,13 +22,13 @@
  * The summary lists the reasons, so an agent sees why.
  */
 import type { Criticality } from '../enums.js';
-import type { Baseline, BaselineProvider } from './baseline.js';
+import type { Baseline } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import type { CircuitBreakers } from './circuit-breakers.js';
 import { type Clock, systemClock } from './clock.js';
 import { DependencyHealth, type DependencyState } from './dependency-health.js';
 import { MinuteHistory, type MinuteStats, type MinuteSummary } from './minute-history.js';
-import type { RollingBaselineProvider } from './rolling-baseline-provider.js';
+import type { ColdStart } from './patterns/cold-start.js';
 import type { SloCompliance, SloStatus, SloTracker } from './slo-tracker.js';
 
 export type ServiceStatus = 'HEALTHY' | 'DEGRADED' | 'CRITICAL';
@@ -52,7 +52,28 @@ export interface OperationHealth {
   readonly expectedErrorRate: number | undefined;
   /** The rolling baseline's error rate, once formed: shown as learned, never judged. */
   readonly learnedErrorRate: number | undefined;
+  /** A fresh process's slow first requests, when they were markedly slower than the baseline. */
+  readonly coldStart: ColdStart | undefined;
 }
+
+/**
+ * What an operation is judged against, read in one go per operation and health read: the engine
+ * finds every part in its one record of the operation (src/analysis/engine.ts), where a lookup per
+ * part cost more than the rest of the read.
+ */
+export interface OperationBaselines {
+  /** The latency baseline, configured or learned; undefined while learning. */
+  readonly baseline: Baseline | undefined;
+  /** The expected error rate; undefined when unset (rule 9). */
+  readonly expectedErrorRate: number | undefined;
+  /** The rolling baseline's error rate, once formed. */
+  readonly learnedErrorRate: number | undefined;
+  /** Observations in the rolling baseline's window. */
+  readonly samples: number;
+  readonly coldStart: ColdStart | undefined;
+}
+
+const LEARNING: OperationBaselines = Object.freeze({ baseline: undefined, expectedErrorRate: undefined, learnedErrorRate: undefined, samples: 0, coldStart: undefined });
 
 /** configured: from configuration; learned: the rolling baseline; learning: neither yet. */
 export type BaselineState = 'configured' | 'learned' | 'learning';
@@ -105,17 +126,15 @@ const NO_REQUESTS: MinuteSummary = { count: 0, errors: 0, errorRate: 0, p50: 0, 
 export interface HealthAggregatorOptions {
   readonly clock?: Clock;
   readonly dependencyHealth?: DependencyHealth;
-  /** For the sample count of operations still learning and their learned error rate. */
-  readonly rollingBaselines?: RollingBaselineProvider;
-  /** An operation's expected error rate; undefined when unset (rule 9). Default: none. */
-  readonly expectedErrorRate?: (operation: string) => number | undefined;
+  /** What each operation is judged against. Default: nothing (every operation learning, errors not judged). */
+  readonly baselinesOf?: (operation: string) => OperationBaselines;
   readonly circuitBreakers?: CircuitBreakers;
   /**
    * A fresh process's warm-up is not a health problem: while the process warms up its latency
    * makes nothing ELEVATED, and while an operation's cold start (when it ended) is within the
    * recent minutes, its p99, which those first requests raise, does not either (p50 still does).
    */
-  readonly warmUp?: { readonly isWarmingUp: () => boolean; readonly coldStartEndOf: (operation: string) => number | undefined };
+  readonly isWarmingUp?: () => boolean;
   /** Declared criticality of a dependency, for the CRITICAL rule. */
   readonly criticalityOf?: (dependency: string) => Criticality | undefined;
   readonly historyMinutes?: number;
@@ -145,7 +164,6 @@ export class HealthAggregator {
   readonly recentMinutes: number;
 
   constructor(
-    private readonly baselines: BaselineProvider,
     private readonly slos: SloTracker,
     private readonly options: HealthAggregatorOptions = {},
   ) {
@@ -186,18 +204,16 @@ export class HealthAggregator {
   getOperationHealth(operation: string, fleet?: FleetFigures): OperationHealth | undefined {
     const history = this.history.get(operation);
     if (!history && !fleet) return undefined;
-    const recent = fleet ? (fleet.recentOf(operation) ?? NO_REQUESTS) : history!.summary(this.clock.now(), this.recentMinutes);
-    const baseline = this.baselines.getBaseline(operation);
-    const expectedErrorRate = this.options.expectedErrorRate?.(operation);
-    const rolling = this.options.rollingBaselines;
-    const learnedErrorRate = rolling?.learnedErrorRate(operation);
+    return this.healthOf(operation, history, fleet, this.options.isWarmingUp?.() ?? false, this.clock.now());
+  }
+
+  private healthOf(operation: string, history: MinuteHistory | undefined, fleet: FleetFigures | undefined, warming: boolean, now: number): OperationHealth {
+    const recent = fleet ? (fleet.recentOf(operation) ?? NO_REQUESTS) : history!.summary(now, this.recentMinutes);
+    const { baseline, expectedErrorRate, learnedErrorRate, samples, coldStart } = this.options.baselinesOf?.(operation) ?? LEARNING;
     let reasons: readonly string[] = NO_REASONS;
     if (recent.count >= MIN_REQUESTS_FOR_ELEVATION) {
       const found: string[] = [];
-      const { warmUp } = this.options;
-      const warming = warmUp?.isWarmingUp() ?? false;
-      const coldStartEnd = warming ? undefined : warmUp?.coldStartEndOf(operation);
-      const coldStartRecent = coldStartEnd !== undefined && this.clock.now() - coldStartEnd < this.recentMinutes * 60_000;
+      const coldStartRecent = !warming && coldStart !== undefined && now - (coldStart.firstRequestAtMs + coldStart.durationMs) < this.recentMinutes * 60_000;
       if (!warming && baseline && slower(recent.p50, baseline.latencyP50Ms)) found.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
       if (!warming && !coldStartRecent && baseline && slower(recent.p99, baseline.latencyP99Ms)) found.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
       if (expectedErrorRate !== undefined && recent.errorRate > expectedErrorRate + 0.05 && recent.errorRate > 2 * expectedErrorRate) {
@@ -216,16 +232,20 @@ export class HealthAggregator {
       elevatedReasons: reasons,
       baseline,
       baselineState: baseline === undefined ? 'learning' : baseline.learned ? 'learned' : 'configured',
-      samples: rolling?.samplesOf(operation) ?? 0,
+      samples,
       expectedErrorRate,
       learnedErrorRate,
+      coldStart,
     };
   }
 
   /** With `fleet`, operations and SLOs are the fleet's. */
   getHealthSummary(serviceName: string, fleet?: FleetFigures): HealthSummary {
-    const names = fleet ? [...new Set([...fleet.operations, ...this.operations()])] : this.operations();
-    const operations = names.map((op) => this.getOperationHealth(op, fleet)!);
+    const now = this.clock.now();
+    const warming = this.options.isWarmingUp?.() ?? false;
+    const operations = fleet
+      ? [...new Set([...fleet.operations, ...this.operations()])].map((op) => this.healthOf(op, this.history.get(op), fleet, warming, now))
+      : Array.from(this.history, ([op, history]) => this.healthOf(op, history, undefined, warming, now));
     const dependencies: DependencySummary[] = this.dependencyHealth.statuses().map((d) => ({
       name: d.name,
       state: d.state,
@@ -257,6 +277,6 @@ export class HealthAggregator {
       if (breaker.state !== 'closed') degraded.push(`circuit breaker ${breaker.name} ${breaker.state}`);
     }
     const status: ServiceStatus = critical.length ? 'CRITICAL' : degraded.length ? 'DEGRADED' : 'HEALTHY';
-    return { service: serviceName, status, timestamp: new Date(this.clock.now()).toISOString(), operations, dependencies, slos, reasons: [...critical, ...degraded] };
+    return { service: serviceName, status, timestamp: new Date(now).toISOString(), operations, dependencies, slos, reasons: [...critical, ...degraded] };
   }
 }

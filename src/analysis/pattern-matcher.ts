@@ -186,19 +186,14 @@ export class PatternMatcher {
     return this.memoryLeak.memoryTrend();
   }
 
-  /** The operation's cold start against `baselineP99Ms`, if its first requests were markedly slower. */
   /** Whether the process is still in its cold-start window (`patterns.cold-start-window`). */
   isWarmingUp(): boolean {
     return this.coldStart.isCold(this.clock.now());
   }
 
-  /** Whether the operation's first requests were recorded as a possible cold start (`coldStartOf` needs its baseline then). */
-  recordedColdStart(operation: string): boolean {
-    return this.operations.get(operation)?.coldStart !== undefined;
-  }
-
-  coldStartOf(operation: string, baselineP99Ms: number | undefined): ColdStart | undefined {
-    return this.coldStart.coldStartOf(this.operations.get(operation), baselineP99Ms);
+  /** The cold start recorded in an operation's window (`recentFor`) against `baselineP99Ms`, if its first requests were markedly slower. */
+  coldStartIn(window: OperationWindow | undefined, baselineP99Ms: number | undefined): ColdStart | undefined {
+    return this.coldStart.coldStartOf(window, baselineP99Ms);
   }
 
   /** Records the observation, then returns the patterns that hold at it. */

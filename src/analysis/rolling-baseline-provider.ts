@@ -41,21 +41,14 @@ export class RollingBaselineProvider implements BaselineProvider {
   }
 
   getBaseline(operation: string): Baseline | undefined {
-    const window = this.windows.get(operation);
+    return this.baselineOf(this.windows.get(operation));
+  }
+
+  /** The baseline of a window from `windowFor`, once it holds `minSamples` observations. */
+  baselineOf(window: RollingWindow | undefined): Baseline | undefined {
     if (!this.isBaseline(window)) return undefined;
     // Read on every health call for every operation: no arrays for the two percentiles.
     return { latencyP50Ms: window.percentile(0.5, 0), latencyP99Ms: window.percentile(0.99, 1), errorRate: window.errorRate, learned: true };
-  }
-
-  /** The learned error rate, once a baseline formed (O(1): no percentiles). */
-  learnedErrorRate(operation: string): number | undefined {
-    const window = this.windows.get(operation);
-    return this.isBaseline(window) ? window.errorRate : undefined;
-  }
-
-  /** Observations held for the operation (0 when unknown): a baseline forms at `minSamples`. */
-  samplesOf(operation: string): number {
-    return this.windows.get(operation)?.count ?? 0;
   }
 
   /** Forgets an operation's observations (keeping its slot), after an intended change of behaviour. */

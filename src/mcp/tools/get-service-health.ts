@@ -84,14 +84,13 @@ export const getServiceHealth = defineTool({
     const dependencies = [...summary.dependencies].sort(dependenciesWorstFirst);
     const slos = [...summary.slos].sort(slosWorstFirst);
     const windowMs = services.engine.dependencyHealth.windowMs;
-    const coldStartOf = (operation: string) => services.engine.coldStartOf(operation);
     const agents = [...(services.agents?.summaries() ?? [])].sort(agentsWorstFirst);
     const note = storeNote(services.store?.());
     if (args.format === 'text') {
-      const text = healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, coldStartOf, agents, replicas);
+      const text = healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, agents, replicas);
       return textResult(blocks(text, services.fleet?.note(), note));
     }
-    const json = healthJson(request, summary, operations, dependencies, slos, windowMs, coldStartOf, agents, replicas?.replicas);
+    const json = healthJson(request, summary, operations, dependencies, slos, windowMs, agents, replicas?.replicas);
     if (services.fleet) (json as Record<string, unknown>).fleet = fleetJson(services.fleet, fleet);
     if (note) (json as Record<string, unknown>).store = note;
     return textResult(JSON.stringify(json, null, 2), json);
@@ -106,7 +105,6 @@ function healthText(
   slos: readonly SloSummary[],
   recentMinutes: number,
   windowMs: number,
-  coldStartOf: (operation: string) => ColdStart | undefined,
   agents: readonly AgentSummary[],
   fleet: { replicas: readonly ReplicaInfo[]; now: number } | undefined,
 ): string {
@@ -131,10 +129,7 @@ function healthText(
     [
       {
         noun: 'operation',
-        items: new ColumnLines(
-          operations.map((op) => operationCells(op, coldStartOf(op.operation))),
-          MAX_COLUMN,
-        ),
+        items: new ColumnLines(operations.map(operationCells), MAX_COLUMN),
         kinds: operations.map(operationKind),
         ranks: operations.map((op) => rank(op.elevated)),
       },
@@ -177,13 +172,13 @@ function healthText(
   return text;
 }
 
-function operationCells(op: OperationHealth, coldStart: ColdStart | undefined): string[] {
+function operationCells(op: OperationHealth): string[] {
   const name = shownName(op.operation);
   if (op.requestCount === 0) return [name, '0 req', 'idle'];
   const cells = [name, `${op.requestCount} req`, `err ${percent(op.errorRate)}`, `p50 ${ms(op.p50)}`, `p99 ${ms(op.p99)}`];
   if (op.elevated) cells.push(`ELEVATED (${op.elevatedReasons.join('; ')})`);
   else if (op.baselineState === 'learning') cells.push(`learning (${plural(op.samples, 'sample')})`);
-  if (coldStart) cells.push(coldStartText(coldStart));
+  if (op.coldStart) cells.push(coldStartText(op.coldStart));
   return cells;
 }
 
@@ -228,7 +223,6 @@ function healthJson(
   dependencies: readonly DependencySummary[],
   slos: readonly SloSummary[],
   windowMs: number,
-  coldStartOf: (operation: string) => ColdStart | undefined,
   agents: readonly AgentSummary[],
   replicas: readonly ReplicaInfo[] | undefined,
 ) {
@@ -268,7 +262,7 @@ function healthJson(
           baselineState: op.baselineState,
           samples: op.samples,
           learnedErrorRate: op.learnedErrorRate ?? null,
-          coldStart: coldStartOf(op.operation) ?? null,
+          coldStart: op.coldStart ?? null,
         })),
       },
       {
