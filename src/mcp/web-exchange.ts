@@ -2,7 +2,8 @@
  * The bridge between node:http and the web-standard `Request` / `Response` the MCP SDK's handlers
  * take and give (the SDK's own Node adapter brings in Hono, about 6 MB more for the first agent).
  * The request's body is read, bounded and parsed by the tool server before, and handed to the
- * SDK beside the request; the response's body is streamed back with backpressure, and cancelled
+ * SDK beside the request. A response that is one JSON message is sent whole, with its length (one
+ * write, no chunked encoding); an event stream is streamed back with backpressure, and cancelled
  * when the client goes away (a 2025 client's SSE stream, a `subscriptions/listen` stream).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,19 +25,24 @@ export function webRequest(req: IncomingMessage, res: ServerResponse): Request {
   return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, signal: aborted.signal });
 }
 
-/** Writes a web Response to `res`: status, headers, then its body as it comes. */
+/** Writes a web Response to `res`: status, headers, then its body, whole or as it comes (an event stream). */
 export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  res.writeHead(response.status, headers);
   if (!response.body) {
-    res.end();
+    res.writeHead(response.status, headers).end();
     return;
   }
+  if (!headers['content-type']?.startsWith('text/event-stream')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...headers, 'content-length': String(body.length) }).end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
   // An event stream opens at once, before its first event.
-  if (headers['content-type']?.startsWith('text/event-stream')) res.flushHeaders();
+  res.flushHeaders();
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
   res.once('close', cancel);

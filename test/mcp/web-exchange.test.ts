@@ -1,8 +1,12 @@
-/** The bridge's web Request is aborted when the client goes away before its response is complete, and only then. */
+/**
+ * The bridge between node:http and web Request/Response: its Request is aborted when the client
+ * goes away before its response is complete, and only then; a JSON response is written whole with
+ * its length, an event stream as it comes.
+ */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { webRequest } from '../../src/mcp/web-exchange.js';
+import { webRequest, writeResponse } from '../../src/mcp/web-exchange.js';
 
 let server: http.Server | undefined;
 afterEach(async () => {
@@ -42,5 +46,44 @@ describe('webRequest', () => {
     aborted.abort();
     await requests[0]!.closed;
     expect(requests[0]!.request.signal.aborted).toBe(true);
+  });
+});
+
+describe('writeResponse', () => {
+  /** The headers and body a plain node:http client receives from a server answering with `response`. */
+  async function rawAnswer(response: () => Response): Promise<{ headers: http.IncomingHttpHeaders; body: string }> {
+    const { port } = await serve((res) => void writeResponse(res, response()));
+    return new Promise((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${port}/mcp`, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ headers: res.headers, body }));
+        })
+        .on('error', reject);
+    });
+  }
+
+  it('sends a JSON message whole, with its length and no chunked encoding', async () => {
+    const message = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'é'.repeat(5000) } });
+    const { headers, body } = await rawAnswer(() => new Response(message, { status: 200, headers: { 'content-type': 'application/json', 'x-extra': 'kept' } }));
+    expect(body).toBe(message);
+    expect(headers['content-length']).toBe(String(Buffer.byteLength(message)));
+    expect(headers['transfer-encoding']).toBeUndefined();
+    expect(headers['x-extra']).toBe('kept');
+  });
+
+  it('streams an event stream: its first event arrives while the stream is still open', async () => {
+    let push: ((text: string) => void) | undefined;
+    const stream = new ReadableStream<Uint8Array>({ start: (controller) => void (push = (text) => controller.enqueue(new TextEncoder().encode(text))) });
+    const { port } = await serve((res) => void writeResponse(res, new Response(stream, { headers: { 'content-type': 'text/event-stream' } })));
+    const aborted = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${port}/mcp`, { signal: aborted.signal });
+    expect(response.headers.get('transfer-encoding')).toBe('chunked');
+    const reader = response.body!.getReader();
+    push!('data: first\n\n');
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    aborted.abort();
   });
 });
