@@ -123,9 +123,20 @@ export interface PageRange {
 
 export interface PagePlan {
   readonly page: number;
+  /** Pages in all: read only when needed, as counting them sizes every item. */
   readonly pages: number;
   /** Per list, the items on this page. */
   readonly ranges: readonly PageRange[];
+}
+
+/** The sizes of a list's items, each asked for when the plan reaches it (in order, possibly more than once). */
+export interface SizeList {
+  readonly length: number;
+  sizeAt(n: number): number;
+}
+
+export function sizeList(sizes: readonly number[]): SizeList {
+  return { length: sizes.length, sizeAt: (n) => sizes[n]! };
 }
 
 /**
@@ -133,19 +144,19 @@ export interface PagePlan {
  * item of each list in turn while it fits, first among the items of rank 0 (the problems), then
  * of rank 1, and so on; a list whose next item does not fit is done for that page. A page holds
  * at least one item, so every item is on some page. Undefined when `page` is past the last page.
+ * Items after the page are sized only if `pages` is read.
  */
-export function planPages(sizes: readonly (readonly number[])[], budget: (page: number) => number, page: number, ranks: readonly (readonly number[] | undefined)[] = []): PagePlan | undefined {
+export function planPages(sizes: readonly SizeList[], budget: (page: number) => number, page: number, ranks: readonly (readonly number[] | undefined)[] = []): PagePlan | undefined {
   const next = sizes.map(() => 0);
   const remaining = () => sizes.some((list, i) => next[i]! < list.length);
   const distinct = new Set([0]);
   for (const list of ranks) for (const r of list ?? []) distinct.add(r);
   const levels = [...distinct].sort((a, b) => a - b);
-  let pages = 0;
-  let found: PageRange[] | undefined;
-  do {
-    pages++;
+  let planned = 0;
+  const planNext = (): PageRange[] => {
+    planned++;
     const start = [...next];
-    let left = budget(pages);
+    let left = budget(planned);
     const open = sizes.map((list, i) => next[i]! < list.length);
     let took = false;
     for (const level of levels) {
@@ -153,12 +164,12 @@ export function planPages(sizes: readonly (readonly number[])[], budget: (page: 
         progress = false;
         for (let i = 0; i < sizes.length; i++) {
           if (!open[i]) continue;
-          const size = sizes[i]![next[i]!];
-          if (size === undefined) {
+          if (next[i]! >= sizes[i]!.length) {
             open[i] = false;
             continue;
           }
           if ((ranks[i]?.[next[i]!] ?? 0) > level) continue;
+          const size = sizes[i]!.sizeAt(next[i]!);
           if (size > left) {
             open[i] = false;
             continue;
@@ -173,9 +184,24 @@ export function planPages(sizes: readonly (readonly number[])[], budget: (page: 
       const first = sizes.findIndex((list, i) => next[i]! < list.length);
       if (first >= 0) next[first]!++;
     }
-    if (pages === page) found = start.map((s, i) => ({ start: s, end: next[i]! }));
-  } while (remaining());
-  return found && { page, pages, ranges: found };
+    return start.map((s, i) => ({ start: s, end: next[i]! }));
+  };
+  let ranges: PageRange[] | undefined;
+  do {
+    const planning = planNext();
+    if (planned === page) ranges = planning;
+  } while (planned < page && remaining());
+  if (!ranges) return undefined;
+  let pages: number | undefined;
+  return {
+    page,
+    ranges,
+    get pages() {
+      while (pages === undefined && remaining()) planNext();
+      pages ??= planned;
+      return pages;
+    },
+  };
 }
 
 function pastLastPage(tool: string, page: number, pages: number, call: (page: number) => string): ToolError {
@@ -247,20 +273,18 @@ export function pageText(
   const { tool, maxBytes, page, call } = request;
   const overheadOf = (l: TextListing) => l.overhead ?? 3;
   const lists = listings.map((l) => (Array.isArray(l.items) ? builtLines(l.items as readonly string[]) : (l.items as Lines)));
-  const all = (lines: Lines) => Array.from({ length: lines.length }, (_, n) => lines.line(n));
   const fixed = byteLength(
     render(
       listings.map(() => []),
       listings.map(() => ({ range: { start: 0, end: 0 } })),
     ),
   );
-  const sizes = listings.map((l, i) => Array.from({ length: lists[i]!.length }, (_, n) => Math.max(lists[i]!.bytes(n), l.sizes?.[n] ?? 0) + overheadOf(l)));
-  const total = (list: readonly number[]) => list.reduce((sum, s) => sum + s, 0);
+  const sized = (l: TextListing, n: number, bytes: number) => Math.max(bytes, l.sizes?.[n] ?? 0) + overheadOf(l);
 
-  // The whole answer is laid out only when its items fit: a long list is not rendered just to be paged.
-  if (fixed + sizes.reduce((sum, list) => sum + total(list), 0) <= maxBytes) {
+  // The whole answer is laid out only when its items fit: a long list is not rendered just to be paged, nor all its items sized.
+  if (fitsWhole(lists, listings, maxBytes - fixed, (i, n) => sized(listings[i]!, n, lists[i]!.bytes(n)))) {
     const whole = render(
-      lists.map(all),
+      lists.map((lines) => Array.from({ length: lines.length }, (_, n) => lines.line(n))),
       lists.map((lines) => ({ range: { start: 0, end: lines.length } })),
     );
     if (byteLength(whole) <= maxBytes) {
@@ -281,10 +305,19 @@ export function pageText(
   // No single item takes more than half a page: a longer one is cut, and sized as cut.
   const itemMax = Math.max(64, Math.floor(budget(2) / 2));
   const shownItem = (i: number, n: number) => cutItem(lists[i]!.line(n), itemMax);
-  for (const [i, list] of sizes.entries()) {
-    const l = listings[i]!;
-    for (let n = 0; n < list.length; n++) if (list[n]! - overheadOf(l) > itemMax) list[n] = Math.max(byteLength(shownItem(i, n)), l.sizes?.[n] ?? 0) + overheadOf(l);
-  }
+  const sizes: SizeList[] = listings.map((l, i) => {
+    const known: number[] = [];
+    return {
+      length: lists[i]!.length,
+      sizeAt: (n) => {
+        if (known[n] === undefined) {
+          const bytes = lists[i]!.bytes(n);
+          known[n] = sized(l, n, bytes > itemMax ? byteLength(shownItem(i, n)) : bytes);
+        }
+        return known[n];
+      },
+    };
+  });
   const ranks = listings.map((l) => l.ranks);
   const plan = planPages(sizes, budget, page, ranks);
   if (!plan) throw pastLastPage(tool, page, planPages(sizes, budget, 1, ranks)!.pages, call);
@@ -303,6 +336,13 @@ export function pageText(
     ...(after ? [after] : []),
   ]);
   return { text: cutText(render(shown, parts), maxBytes), plan };
+}
+
+/** Whether the items of every list take at most `room` bytes, sizing them only until they do not. */
+function fitsWhole(lists: readonly Lines[], listings: readonly TextListing[], room: number, sizeOf: (list: number, item: number) => number): boolean {
+  let left = room;
+  for (let i = 0; i < listings.length; i++) for (let n = 0; n < lists[i]!.length; n++) if ((left -= sizeOf(i, n)) < 0) return false;
+  return true;
 }
 
 export interface JsonListing {
@@ -390,8 +430,8 @@ export function pageJson(
   // The sizes are estimates (nesting, the last item's comma): a page that comes out larger is planned again with less room.
   for (let slack = 0, attempt = 0; ; attempt++) {
     const ranks = listings.map((l) => l.ranks);
-    const plan = planPages(sizes, () => budget - slack, page, ranks);
-    if (!plan) throw pastLastPage(tool, page, planPages(sizes, () => budget - slack, 1, ranks)!.pages, call);
+    const plan = planPages(sizes.map(sizeList), () => budget - slack, page, ranks);
+    if (!plan) throw pastLastPage(tool, page, planPages(sizes.map(sizeList), () => budget - slack, 1, ranks)!.pages, call);
     const answer = render(
       items.map((list, i) => list.slice(plan.ranges[i]!.start, plan.ranges[i]!.end)),
       pagingOf(plan.page, plan.pages, plan.ranges),

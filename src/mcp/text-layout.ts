@@ -75,37 +75,43 @@ export function builtLines(lines: readonly string[]): Lines {
  * characters: a longer cell is not padded), two spaces apart.
  */
 export function columns(rows: readonly (readonly string[])[], maxWidth = Infinity): string[] {
-  const lines = new ColumnLines(rows, maxWidth);
+  const lines = ColumnLines.measured(rows, maxWidth);
   return rows.map((_, i) => lines.line(i));
 }
 
 /**
- * `columns` read line by line: the widths are measured over every row once, then a line's size is
- * counted from its cells and only the lines read are built (a long list is paged on every call:
- * most of its lines are sized, few shown).
+ * Rows laid out in columns, every column but the last padded to its width (a wider cell is not
+ * padded), two spaces apart, each row's cells made when its line is first sized or read: a long
+ * list is paged on every call, and its page shows few rows.
  */
 export class ColumnLines implements Lines {
-  private readonly widths: number[] = [];
+  private readonly rows: (readonly string[] | undefined)[] = [];
 
-  constructor(
-    private readonly rows: readonly (readonly string[])[],
-    maxWidth = Infinity,
-  ) {
-    for (const row of rows) for (let i = 0; i < row.length; i++) this.widths[i] = Math.min(maxWidth, Math.max(this.widths[i] ?? 0, row[i]!.length));
+  /** `columns`, line by line: widths measured over every row. */
+  static measured(rows: readonly (readonly string[])[], maxWidth = Infinity): ColumnLines {
+    const widths: number[] = [];
+    for (const row of rows) for (let i = 0; i < row.length; i++) widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, row[i]!.length));
+    return new ColumnLines(rows.length, (i) => rows[i]!, widths);
   }
 
-  get length(): number {
-    return this.rows.length;
+  constructor(
+    readonly length: number,
+    private readonly cellsOf: (row: number) => readonly string[],
+    private readonly widths: readonly number[],
+  ) {}
+
+  private row(i: number): readonly string[] {
+    return (this.rows[i] ??= this.cellsOf(i));
   }
 
   bytes(i: number): number {
-    const row = this.rows[i]!;
+    const row = this.row(i);
     const last = row.length - 1;
     if (last < 0 || TRAILING_SPACE.test(row[last]!)) return Buffer.byteLength(this.line(i), 'utf8');
     let padding = 0;
     let cells = row[last]!;
     for (let c = 0; c < last; c++) {
-      padding += Math.max(0, this.widths[c]! - row[c]!.length) + 2;
+      padding += this.padding(row, c);
       cells += row[c]!;
     }
     // Padding is ASCII; a cell's characters beyond ASCII take more than a byte each.
@@ -113,12 +119,16 @@ export class ColumnLines implements Lines {
   }
 
   line(i: number): string {
-    const row = this.rows[i]!;
+    const row = this.row(i);
     const last = row.length - 1;
     let line = '';
-    for (let c = 0; c < last; c++) line += row[c]! + spaces(Math.max(0, this.widths[c]! - row[c]!.length) + 2);
+    for (let c = 0; c < last; c++) line += row[c]! + spaces(this.padding(row, c));
     if (last >= 0) line += row[last]!;
     return last < 0 || TRAILING_SPACE.test(row[last]!) ? line.trimEnd() : line;
+  }
+
+  private padding(row: readonly string[], c: number): number {
+    return Math.max(0, (this.widths[c] ?? 0) - row[c]!.length) + 2;
   }
 }
 

@@ -17,6 +17,7 @@ import {
   pageJson,
   pageText,
   planPages,
+  sizeList,
   startWithin,
 } from '../../src/mcp/bounded-output.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
@@ -29,7 +30,7 @@ import { configOf } from './large-state.js';
 
 describe('planPages', () => {
   it('fills each page with the next item of each list in turn, and every item lands on exactly one page', () => {
-    const sizes = [Array<number>(10).fill(10), Array<number>(3).fill(10)];
+    const sizes = [Array<number>(10).fill(10), Array<number>(3).fill(10)].map(sizeList);
     const first = planPages(sizes, () => 50, 1)!;
     // a, b, a, b, a on page 1; b (the last of its list), a, a, a, a on page 2.
     expect(first).toEqual({
@@ -60,7 +61,7 @@ describe('planPages', () => {
     const sizes = [
       [10, 10, 10, 10, 10],
       [10, 10, 10],
-    ];
+    ].map(sizeList);
     const ranks = [
       [0, 0, 1, 1, 1],
       [0, 1, 1],
@@ -72,12 +73,22 @@ describe('planPages', () => {
   });
 
   it('still takes one item when the first does not fit, so paging always moves on', () => {
-    const plan = planPages([[100, 5]], () => 50, 1)!;
+    const plan = planPages([sizeList([100, 5])], () => 50, 1)!;
     expect(plan).toEqual({ page: 1, pages: 2, ranges: [{ start: 0, end: 1 }] });
   });
 
+  it('sizes no item beyond the page asked for until the page count is read', () => {
+    const asked: number[] = [];
+    const list = { length: 100, sizeAt: (n: number) => (asked.push(n), 10) };
+    const plan = planPages([list], () => 50, 2)!;
+    expect(plan.ranges).toEqual([{ start: 5, end: 10 }]);
+    expect(Math.max(...asked)).toBe(10);
+    expect(plan.pages).toBe(20);
+    expect(Math.max(...asked)).toBe(99);
+  });
+
   it('has one empty page when there is nothing to list', () => {
-    expect(planPages([[], []], () => 10, 1)).toEqual({
+    expect(planPages([sizeList([]), sizeList([])], () => 10, 1)).toEqual({
       page: 1,
       pages: 1,
       ranges: [
@@ -168,10 +179,10 @@ describe('pageText and pageJson', () => {
     const rows = Array.from({ length: 100 }, (_, i) => [`GET /é-${'x'.repeat(i % 7)}`, `${i * 37} req`, i % 9 ? `p50 ${i}ms` : 'x'.repeat(700)]);
     const built = columns(rows, 60);
     for (const page of [1, 2, 3]) {
-      const lazy = pageText({ ...request, page }, [{ noun: 'item', items: new ColumnLines(rows, 60) }], render);
+      const lazy = pageText({ ...request, page }, [{ noun: 'item', items: ColumnLines.measured(rows, 60) }], render);
       expect(lazy).toEqual(pageText({ ...request, page }, [{ noun: 'item', items: built }], render));
     }
-    expect(pageText({ ...request, maxBytes: 1_000_000 }, [{ noun: 'item', items: new ColumnLines(rows, 60) }], render).text).toBe(render([built]));
+    expect(pageText({ ...request, maxBytes: 1_000_000 }, [{ noun: 'item', items: ColumnLines.measured(rows, 60) }], render).text).toBe(render([built]));
   });
 
   it('pages JSON arrays with page, pages, leftOut and nextPage', () => {

@@ -43,7 +43,7 @@ describe('ColumnLines', () => {
       [],
       ['名前', '1 req', 'idle'],
     ];
-    const lines = new ColumnLines(rows, 20);
+    const lines = ColumnLines.measured(rows, 20);
     expect(lines.length).toBe(rows.length);
     expect(rows.map((_, i) => lines.line(i))).toEqual(columns(rows, 20));
     for (let i = 0; i < rows.length; i++) expect(lines.bytes(i), `row ${i}`).toBe(Buffer.byteLength(lines.line(i), 'utf8'));

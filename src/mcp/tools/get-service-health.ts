@@ -110,7 +110,7 @@ function healthText(
 ): string {
   const replicaListing = fleet && {
     noun: 'replica',
-    items: new ColumnLines(
+    items: ColumnLines.measured(
       fleet.replicas.map((r) => replicaCells(r, fleet.now)),
       MAX_COLUMN,
     ),
@@ -120,7 +120,7 @@ function healthText(
   const reasons = summary.reasons.map((r) => cutField(r, MAX_REASON_CHARS));
   const agentListing = {
     noun: 'agent',
-    items: new ColumnLines(agents.map(agentCells), MAX_COLUMN),
+    items: ColumnLines.measured(agents.map(agentCells), MAX_COLUMN),
     kinds: agents.map(agentKind),
     ranks: agents.map((a) => rank(agentKind(a) !== 'active')),
   };
@@ -129,13 +129,13 @@ function healthText(
     [
       {
         noun: 'operation',
-        items: new ColumnLines(operations.map(operationCells), MAX_COLUMN),
+        items: new ColumnLines(operations.length, (i) => operationCells(operations[i]!), operationWidths(operations)),
         kinds: operations.map(operationKind),
         ranks: operations.map((op) => rank(op.elevated)),
       },
       {
         noun: ['dependency', 'dependencies'],
-        items: new ColumnLines(
+        items: ColumnLines.measured(
           dependencies.map((d) => dependencyCells(d, windowMs)),
           MAX_COLUMN,
         ),
@@ -144,7 +144,7 @@ function healthText(
       },
       {
         noun: 'SLO',
-        items: new ColumnLines(
+        items: ColumnLines.measured(
           slos.map((s) => [shownName(s.name), s.compliance, `budget ${percent(s.budgetRemaining)}`, `burn ${multiple(s.burnRate)}`]),
           MAX_COLUMN,
         ),
@@ -170,6 +170,27 @@ function healthText(
     },
   );
   return text;
+}
+
+/**
+ * The operations' column widths from their largest figures (the name's capped at MAX_COLUMN), so
+ * no row is formatted only to be measured: a page shows few of them. A latency just under a unit's
+ * step (9.96 ms reads `10.0ms`, wider than `12ms`) may overflow its column by a character or two.
+ */
+function operationWidths(operations: readonly OperationHealth[]): number[] {
+  let name = 0;
+  let requests = 0;
+  let errorRate = 0;
+  let p50 = 0;
+  let p99 = 0;
+  for (const op of operations) {
+    name = Math.max(name, op.operation.length);
+    requests = Math.max(requests, op.requestCount);
+    errorRate = Math.max(errorRate, op.errorRate);
+    p50 = Math.max(p50, op.p50);
+    p99 = Math.max(p99, op.p99);
+  }
+  return [Math.min(MAX_COLUMN, name), `${requests} req`.length, `err ${percent(errorRate)}`.length, `p50 ${ms(p50)}`.length, `p99 ${ms(p99)}`.length];
 }
 
 function operationCells(op: OperationHealth): string[] {
