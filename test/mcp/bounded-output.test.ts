@@ -79,7 +79,13 @@ describe('planPages', () => {
 
   it('sizes no item beyond the page asked for until the page count is read', () => {
     const asked: number[] = [];
-    const list = { length: 100, sizeAt: (n: number) => (asked.push(n), 10) };
+    const list = {
+      length: 100,
+      sizeAt: (n: number) => {
+        asked.push(n);
+        return 10;
+      },
+    };
     const plan = planPages([list], () => 50, 2)!;
     expect(plan.ranges).toEqual([{ start: 5, end: 10 }]);
     expect(Math.max(...asked)).toBe(10);
