@@ -9,7 +9,8 @@
  * with a count per 4 buckets (the latency histogram's 75). The observation that leaves is the
  * oldest of all, so the head of its bucket's queue; its bucket is known from its stored log. A read
  * walks the counts to the bucket holding a rank and selects the rank among that bucket's few
- * latencies, never copying the window (docs/analysis.md, Baselines).
+ * latencies, never copying the window (docs/analysis.md, Baselines). A NaN latency is in bucket 0
+ * and ranks below every other.
  *
  * The values last read (p50 and p99 for a baseline) are tracked: for each, how many observations
  * are below it and equal to it, counted as observations enter and leave. A read whose rank still
@@ -118,15 +119,19 @@ export class RollingWindow {
       data[LOG_SUM] -= oldLog;
       data[LOG_SUM_SQUARES] -= oldLog * oldLog;
       this.errorCount -= data[at + 2]!;
-      // A NaN tracked value compares false: nothing to keep for it.
+      // A NaN tracked value compares false: nothing to keep for it. A NaN latency ranks below every other (bucket 0).
       for (let t = TRACK; t < HEADER; t += TRACK_STRIDE) {
-        if (old < data[t + VALUE]!) data[t + BELOW]!--;
-        else if (old === data[t + VALUE]) data[t + EQUAL]!--;
+        const value = data[t + VALUE]!;
+        if (old < value) data[t + BELOW]!--;
+        else if (old === value) data[t + EQUAL]!--;
+        else if (Number.isNaN(old) && !Number.isNaN(value)) data[t + BELOW]!--;
       }
     } else this.size++;
     for (let t = TRACK; t < HEADER; t += TRACK_STRIDE) {
-      if (latencyMs < data[t + VALUE]!) data[t + BELOW]!++;
-      else if (latencyMs === data[t + VALUE]) data[t + EQUAL]!++;
+      const value = data[t + VALUE]!;
+      if (latencyMs < value) data[t + BELOW]!++;
+      else if (latencyMs === value) data[t + EQUAL]!++;
+      else if (Number.isNaN(latencyMs) && !Number.isNaN(value)) data[t + BELOW]!++;
     }
     data[at] = latencyMs;
     data[at + 1] = log;
@@ -303,11 +308,21 @@ export class RollingWindow {
       below = this.size - above - buckets[BUCKET_STRIDE * bucket + COUNT]!;
     }
     const count = this.copyBucket(bucket);
-    const value = select(scratch, 0, count - 1, rank - below);
-    if (t >= 0) {
-      let less = 0;
-      let equal = 0;
+    // NaN latencies (in bucket 0) rank below every other: they go first, and the selection is among the rest.
+    let nans = 0;
+    if (bucket === 0) {
       for (let i = 0; i < count; i++) {
+        if (Number.isNaN(scratch[i]!)) {
+          scratch[i] = scratch[nans]!;
+          scratch[nans++] = Number.NaN;
+        }
+      }
+    }
+    const value = rank - below < nans ? Number.NaN : select(scratch, nans, count - 1, rank - below);
+    if (t >= 0) {
+      let less = nans;
+      let equal = 0;
+      for (let i = nans; i < count; i++) {
         if (scratch[i]! < value) less++;
         else if (scratch[i] === value) equal++;
       }
