@@ -21,6 +21,9 @@
  * one place moves to the neighbour there, reading no bucket, or when that is unknown scans the
  * tracked value's bucket (and the next with any) for the next value and the one after it. Only a
  * larger move walks the counts and selects again, taking the neighbours from the selected bucket.
+ * With 500 windows of 1000 latencies and cold caches, a p50 and p99 read after one add takes about
+ * 0.6 µs instead of 1.2 µs, the add about 40 ns more (2026-11-23, load 1.3-2.8; docs/analysis.md,
+ * Baselines).
  */
 import { fineBucketOfLog, HISTOGRAM_BUCKETS } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
