@@ -9,13 +9,21 @@
  * with a count per 4 buckets (the latency histogram's 75). The observation that leaves is the
  * oldest of all, so the head of its bucket's queue; its bucket is known from its stored log. A read
  * walks the counts to the bucket holding a rank and selects the rank among that bucket's few
- * latencies, never copying the window (docs/analysis.md, Baselines).
+ * latencies, never copying the window (docs/analysis.md, Baselines). A NaN latency is in bucket 0
+ * and ranks below every other.
  *
  * The values last read (p50 and p99 for a baseline) are tracked: for each, how many observations
- * are below it and equal to it, counted as observations enter and leave. A read whose rank still
- * falls on the tracked value returns it without touching a bucket; one whose rank moved by one
- * steps to the next value above or below, reading one bucket; only a larger move walks the counts
- * and selects again.
+ * are below it and equal to it, and its neighbours, the nearest values above and below it in the
+ * window with how many observations equal each, kept as observations enter and leave (a few
+ * comparisons in the buffer's header). A neighbour whose last observation left is unknown until a
+ * scan finds one again: a latency entering beyond it need not be the nearest. A read whose rank
+ * still falls on the tracked value returns it without touching a bucket; one whose rank moved by
+ * one place moves to the neighbour there, reading no bucket, or when that is unknown scans the
+ * tracked value's bucket (and the next with any) for the next value and the one after it. Only a
+ * larger move walks the counts and selects again, taking the neighbours from the selected bucket.
+ * With 500 windows of 1000 latencies and cold caches, a p50 and p99 read after one add takes about
+ * 0.6 µs instead of 1.2 µs, the add about 40 ns more (2026-11-23, load 1.3-2.8; docs/analysis.md,
+ * Baselines).
  */
 import { fineBucketOfLog, HISTOGRAM_BUCKETS } from './latency-histogram.js';
 import { logLatency } from './log-latency.js';
@@ -35,16 +43,23 @@ const SUM = 0;
 const SUM_SQUARES = 1;
 const LOG_SUM = 2;
 const LOG_SUM_SQUARES = 3;
-/** The tracked values follow the sums: per value, the value (NaN: none), observations below it, equal to it, and its bucket. */
-const TRACK = 4;
-const VALUE = 0;
-const BELOW = 1;
-const EQUAL = 2;
-const IN_BUCKET = 3;
-const TRACK_STRIDE = 4;
 /** Values tracked: the first ones a read asks for (a baseline reads two). */
 const TRACKED = 2;
-const HEADER = TRACK + TRACKED * TRACK_STRIDE;
+/**
+ * The tracked values follow the sums, field by field (one per tracked value): the values (NaN:
+ * none), how many observations are below each and equal to it, its neighbours (the nearest values
+ * above and below it in the window; NaN: unknown, found by a scan when needed), and how many
+ * observations equal each neighbour. A read of an unchanged window touches the first three fields;
+ * an add the values, counts below and neighbours, and a count of equal observations on a tie only.
+ */
+const VALUE = 4;
+const BELOW = VALUE + TRACKED;
+const EQUAL = BELOW + TRACKED;
+const UP = EQUAL + TRACKED;
+const DOWN = UP + TRACKED;
+const UP_EQUAL = DOWN + TRACKED;
+const DOWN_EQUAL = UP_EQUAL + TRACKED;
+const HEADER = DOWN_EQUAL + TRACKED;
 /** Per observation: latency, its log, 1 for an error. */
 const STRIDE = 3;
 /** Each latency-histogram bucket (ratio 1.25) split in four: few latencies share a bucket. */
@@ -80,7 +95,7 @@ export class RollingWindow {
   }
 
   private untrack(): void {
-    for (let t = TRACK; t < HEADER; t += TRACK_STRIDE) this.data[t + VALUE] = Number.NaN;
+    for (let t = 0; t < TRACKED; t++) this.data[t + VALUE] = Number.NaN;
   }
 
   /** Forgets every observation, keeping the buffer. */
@@ -118,16 +133,9 @@ export class RollingWindow {
       data[LOG_SUM] -= oldLog;
       data[LOG_SUM_SQUARES] -= oldLog * oldLog;
       this.errorCount -= data[at + 2]!;
-      // A NaN tracked value compares false: nothing to keep for it.
-      for (let t = TRACK; t < HEADER; t += TRACK_STRIDE) {
-        if (old < data[t + VALUE]!) data[t + BELOW]!--;
-        else if (old === data[t + VALUE]) data[t + EQUAL]!--;
-      }
+      for (let t = 0; t < TRACKED; t++) this.leave(t, old);
     } else this.size++;
-    for (let t = TRACK; t < HEADER; t += TRACK_STRIDE) {
-      if (latencyMs < data[t + VALUE]!) data[t + BELOW]!++;
-      else if (latencyMs === data[t + VALUE]) data[t + EQUAL]!++;
-    }
+    for (let t = 0; t < TRACKED; t++) this.enter(t, latencyMs);
     data[at] = latencyMs;
     data[at + 1] = log;
     data[at + 2] = isError ? 1 : 0;
@@ -146,10 +154,49 @@ export class RollingWindow {
     if (++this.sinceRecompute >= this.capacity) this.recompute();
   }
 
+  /**
+   * Counts `latency` into the value tracked at `t`, and makes it the neighbour on its side when it
+   * is nearer. An unknown (NaN) neighbour compares false: a latency beyond it may not be the nearest.
+   * A NaN tracked value compares false too: nothing to keep for it.
+   */
+  private enter(t: number, latency: number): void {
+    const data = this.data;
+    const value = data[t + VALUE]!;
+    if (latency < value) {
+      data[t + BELOW]!++;
+      if (latency === data[t + DOWN]) data[t + DOWN_EQUAL]!++;
+      else if (latency > data[t + DOWN]!) {
+        data[t + DOWN] = latency;
+        data[t + DOWN_EQUAL] = 1;
+      }
+    } else if (latency > value) {
+      if (latency === data[t + UP]) data[t + UP_EQUAL]!++;
+      else if (latency < data[t + UP]!) {
+        data[t + UP] = latency;
+        data[t + UP_EQUAL] = 1;
+      }
+    } else if (latency === value) data[t + EQUAL]!++;
+    // A NaN latency ranks below every other (bucket 0).
+    else if (!Number.isNaN(value)) data[t + BELOW]!++;
+  }
+
+  /** Counts `latency` out of the value tracked at `t`; a neighbour it was the last of becomes unknown. */
+  private leave(t: number, latency: number): void {
+    const data = this.data;
+    const value = data[t + VALUE]!;
+    if (latency < value) {
+      data[t + BELOW]!--;
+      if (latency === data[t + DOWN] && --data[t + DOWN_EQUAL]! === 0) data[t + DOWN] = Number.NaN;
+    } else if (latency > value) {
+      if (latency === data[t + UP] && --data[t + UP_EQUAL]! === 0) data[t + UP] = Number.NaN;
+    } else if (latency === value) data[t + EQUAL]!--;
+    else if (!Number.isNaN(value)) data[t + BELOW]!--;
+  }
+
   private recompute(): void {
     const data = this.data;
     this.sinceRecompute = 0;
-    data.fill(0, 0, TRACK);
+    data.fill(0, 0, VALUE);
     for (let i = 0; i < this.size; i++) {
       const value = data[HEADER + STRIDE * i]!;
       const log = data[HEADER + STRIDE * i + 1]!;
@@ -197,7 +244,7 @@ export class RollingWindow {
   /**
    * Nearest-rank percentiles (q in 0..1) of the latencies in the window: the values sorting the
    * window would give, 0 when it is empty. The first two are tracked: read again without a
-   * change, or after a few, they cost a comparison or one bucket's scan.
+   * change, or after a few, they cost a comparison, a step to a neighbour or one bucket's scan.
    */
   percentiles(...qs: number[]): readonly number[] {
     return qs.map((q, i) => this.percentile(q, i));
@@ -206,7 +253,7 @@ export class RollingWindow {
   /** `percentiles(...)[i]` alone, without the arrays: `q` asked for in place `i` (0 and 1 are tracked). */
   percentile(q: number, i: number): number {
     const n = this.size;
-    return n === 0 ? 0 : this.read(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)), i < TRACKED ? TRACK + i * TRACK_STRIDE : -1);
+    return n === 0 ? 0 : this.read(Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1)), i < TRACKED ? i : -1);
   }
 
   /** The latency of rank `rank`, from the value tracked at `t` when the rank is on it or next to it (-1: untracked). */
@@ -217,63 +264,68 @@ export class RollingWindow {
     const equal = data[t + EQUAL]!;
     if (!Number.isNaN(data[t + VALUE]!)) {
       if (rank >= below && rank < below + equal) return data[t + VALUE]!;
-      if (rank === below + equal && this.stepUp(t)) return data[t + VALUE]!;
-      if (rank === below - 1 && this.stepDown(t)) return data[t + VALUE]!;
+      if (rank === below + equal && this.step(t, 1)) return data[t + VALUE]!;
+      if (rank === below - 1 && this.step(t, -1)) return data[t + VALUE]!;
     }
     return this.valueAtRank(rank, t);
   }
 
-  /** Moves the value tracked at `t` to the smallest one above it: in its bucket, else the lowest of the next bucket with any. */
-  private stepUp(t: number): boolean {
+  /**
+   * Moves the value tracked at `t` to the next one above it (`dir` 1) or below it (-1): the
+   * neighbour there when known, else the nearest found scanning the buckets from its own on (false
+   * when there is none but NaN latencies). The value left becomes the neighbour behind.
+   */
+  private step(t: number, dir: 1 | -1): boolean {
     const data = this.data;
+    const ahead = t + (dir > 0 ? UP : DOWN);
+    const aheadEqual = t + (dir > 0 ? UP_EQUAL : DOWN_EQUAL);
+    const behind = t + (dir > 0 ? DOWN : UP);
+    const behindEqual = t + (dir > 0 ? DOWN_EQUAL : UP_EQUAL);
     const value = data[t + VALUE]!;
-    let bucket = data[t + IN_BUCKET]!;
-    let next = Number.POSITIVE_INFINITY;
-    let count = 0;
-    for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
-      const x = data[HEADER + STRIDE * slot]!;
-      if (x > value && x <= next) count = x === next ? count + 1 : 1;
-      if (x > value && x < next) next = x;
-    }
-    while (count === 0 && ++bucket < BUCKETS) {
-      for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
-        const x = data[HEADER + STRIDE * slot]!;
-        if (x <= next) count = x === next ? count + 1 : 1;
-        if (x < next) next = x;
+    let next = data[ahead]!;
+    let nextEqual = data[aheadEqual]!;
+    let after = Number.NaN;
+    let afterEqual = 0;
+    if (Number.isNaN(next)) {
+      // Keys are latencies times `dir`: the values ahead have keys above the tracked value's, the
+      // next the least. The scan stops at the bucket holding it, so the second least there is the
+      // value after it.
+      const from = dir * value;
+      let near = Number.POSITIVE_INFINITY;
+      let far = Number.POSITIVE_INFINITY;
+      nextEqual = 0;
+      for (let bucket = fineBucketOfLog(logLatency(value), SPLIT); nextEqual === 0 && bucket >= 0 && bucket < BUCKETS; bucket += dir) {
+        for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
+          const key = dir * data[HEADER + STRIDE * slot]!;
+          // Only keys ahead, and none beyond the second least so far, matter.
+          if (!(key > from && key <= far)) continue;
+          if (key < near) {
+            far = near;
+            afterEqual = nextEqual;
+            near = key;
+            nextEqual = 1;
+          } else if (key === near) nextEqual++;
+          else if (key < far) {
+            far = key;
+            afterEqual = 1;
+          } else afterEqual++;
+        }
       }
+      if (nextEqual === 0) return false;
+      next = dir * near;
+      if (afterEqual) after = dir * far;
     }
-    if (count === 0) return false;
-    data[t + BELOW]! += data[t + EQUAL]!;
+    const equal = data[t + EQUAL]!;
+    // A value no longer in the window leaves the neighbour behind as it was: nothing lies between it and the next.
+    if (equal > 0) {
+      data[behind] = value;
+      data[behindEqual] = equal;
+    }
+    data[t + BELOW]! += dir > 0 ? equal : -nextEqual;
     data[t + VALUE] = next;
-    data[t + EQUAL] = count;
-    data[t + IN_BUCKET] = bucket;
-    return true;
-  }
-
-  /** Moves the value tracked at `t` to the largest one below it: in its bucket, else the highest of the previous bucket with any. */
-  private stepDown(t: number): boolean {
-    const data = this.data;
-    const value = data[t + VALUE]!;
-    let bucket = data[t + IN_BUCKET]!;
-    let previous = Number.NEGATIVE_INFINITY;
-    let count = 0;
-    for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
-      const x = data[HEADER + STRIDE * slot]!;
-      if (x < value && x >= previous) count = x === previous ? count + 1 : 1;
-      if (x < value && x > previous) previous = x;
-    }
-    while (count === 0 && --bucket >= 0) {
-      for (let left = this.buckets[BUCKET_STRIDE * bucket + COUNT]!, slot = this.buckets[BUCKET_STRIDE * bucket + HEAD]!; left > 0; left--, slot = this.nextInBucket[slot]!) {
-        const x = data[HEADER + STRIDE * slot]!;
-        if (x >= previous) count = x === previous ? count + 1 : 1;
-        if (x > previous) previous = x;
-      }
-    }
-    if (count === 0) return false;
-    data[t + BELOW]! -= count;
-    data[t + VALUE] = previous;
-    data[t + EQUAL] = count;
-    data[t + IN_BUCKET] = bucket;
+    data[t + EQUAL] = nextEqual;
+    data[ahead] = after;
+    data[aheadEqual] = afterEqual;
     return true;
   }
 
@@ -303,19 +355,30 @@ export class RollingWindow {
       below = this.size - above - buckets[BUCKET_STRIDE * bucket + COUNT]!;
     }
     const count = this.copyBucket(bucket);
-    const value = select(scratch, 0, count - 1, rank - below);
-    if (t >= 0) {
-      let less = 0;
-      let equal = 0;
+    // NaN latencies (in bucket 0) rank below every other: they go first, and the selection is among the rest.
+    let nans = 0;
+    if (bucket === 0) {
       for (let i = 0; i < count; i++) {
-        if (scratch[i]! < value) less++;
-        else if (scratch[i] === value) equal++;
+        if (Number.isNaN(scratch[i]!)) {
+          scratch[i] = scratch[nans]!;
+          scratch[nans++] = Number.NaN;
+        }
       }
-      // A NaN latency (equal to nothing) is not tracked.
-      this.data[t + VALUE] = equal ? value : Number.NaN;
-      this.data[t + BELOW] = below + less;
-      this.data[t + EQUAL] = equal;
-      this.data[t + IN_BUCKET] = bucket;
+    }
+    const value = rank - below < nans ? Number.NaN : select(scratch, nans, count - 1, rank - below);
+    if (t >= 0) {
+      // The bucket's latencies enter around the value (NaN: not tracked) with neighbours infinitely
+      // far; the nearest of them become the neighbours. Other buckets' latencies are beyond them.
+      const data = this.data;
+      data[t + VALUE] = value;
+      data[t + BELOW] = below + nans;
+      data[t + EQUAL] = 0;
+      data[t + UP] = Number.POSITIVE_INFINITY;
+      data[t + DOWN] = Number.NEGATIVE_INFINITY;
+      data[t + UP_EQUAL] = data[t + DOWN_EQUAL] = 0;
+      for (let i = nans; i < count; i++) this.enter(t, scratch[i]!);
+      if (data[t + UP_EQUAL] === 0) data[t + UP] = Number.NaN;
+      if (data[t + DOWN_EQUAL] === 0) data[t + DOWN] = Number.NaN;
     }
     return value;
   }

@@ -14,6 +14,65 @@ function direct(values: number[]) {
   return { mean, stddev, logMean, logStddev };
 }
 
+/** The reference: the last `capacity` latencies sorted, NaN first (a NaN latency is in bucket 0, below every other). */
+class SortedWindow {
+  private readonly kept: number[] = [];
+  private readonly numbers: number[] = [];
+  private nans = 0;
+
+  constructor(readonly capacity: number) {}
+
+  get count(): number {
+    return this.kept.length;
+  }
+
+  add(value: number): void {
+    if (this.kept.length === this.capacity) {
+      const old = this.kept.shift()!;
+      if (Number.isNaN(old)) this.nans--;
+      else this.numbers.splice(this.lowerBound(old), 1);
+    }
+    this.kept.push(value);
+    if (Number.isNaN(value)) this.nans++;
+    else this.numbers.splice(this.lowerBound(value), 0, value);
+  }
+
+  clear(): void {
+    this.kept.length = this.numbers.length = this.nans = 0;
+  }
+
+  /** The nearest-rank percentile q, 0 when empty. */
+  at(q: number): number {
+    return this.kept.length ? this.atRank(this.rankOf(q)) : 0;
+  }
+
+  /** Whether the rank of q moved by one place off the latencies equal to `last`, the value read before. */
+  movedByOne(last: number, q: number): boolean {
+    if (Number.isNaN(last) || !this.kept.length) return false;
+    const rank = this.rankOf(q);
+    return this.atRank(rank) !== last && (this.atRank(rank - 1) === last || this.atRank(rank + 1) === last);
+  }
+
+  private rankOf(q: number): number {
+    return Math.min(this.kept.length - 1, Math.max(0, Math.ceil(q * this.kept.length) - 1));
+  }
+
+  private atRank(rank: number): number {
+    return rank < this.nans ? Number.NaN : this.numbers[rank - this.nans]!;
+  }
+
+  private lowerBound(value: number): number {
+    let lo = 0;
+    let hi = this.numbers.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.numbers[mid]! < value) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
 describe('RollingWindow', () => {
   it('keeps the statistics of exactly the last `capacity` observations', () => {
     const latency = lognormal(seededRandom(1), 20, 0.5);
@@ -119,6 +178,103 @@ describe('RollingWindow', () => {
         if (i % 500 === 0) expect(window.percentiles(0.9, 0.1, 0.5)).toEqual([rank(0.9), rank(0.1), rank(0.5)]);
       }
     }
+  });
+
+  it('reads what sorting the window gives after every add, as the ranks of p50 and p99 walk by one place (seeded)', () => {
+    const random = seededRandom(23);
+    const lognormalLatency = lognormal(random, 20, 0.5);
+    const sources: Record<string, () => number> = {
+      lognormal: lognormalLatency,
+      'three values': () => [5, 12, 30][Math.floor(random() * 3)]!,
+      'forty values': () => 5 + Math.floor(random() * 40),
+      // Every latency in one bucket: a step that scans reads the whole window.
+      'one bucket': () => 20 + random() / 10,
+      'with NaN': () => (random() < 0.03 ? Number.NaN : random() < 0.3 ? 7 : lognormalLatency()),
+      // NaN latencies are never tracked: often the p50 here.
+      'half NaN': () => (random() < 0.5 ? Number.NaN : 5 + Math.floor(random() * 10)),
+    };
+    // Capacity, latencies, and how many reads at least find the rank moved by one place off the value read before.
+    for (const [capacity, source, minSteps] of [
+      [1000, 'lognormal', 1000],
+      [1000, 'three values', 5],
+      [1000, 'one bucket', 1000],
+      [200, 'forty values', 200],
+      [200, 'with NaN', 1000],
+      [30, 'three values', 100],
+      [20, 'half NaN', 200],
+      [7, 'with NaN', 1000],
+      [2, 'forty values', 500],
+      [1, 'lognormal', 0],
+    ] as const) {
+      const draw = sources[source]!;
+      const window = new RollingWindow(capacity);
+      const sorted = new SortedWindow(capacity);
+      let steps = 0;
+      let previous = { p50: Number.NaN, p99: Number.NaN };
+      for (let segment = 0; segment < 30; segment++) {
+        // Each segment pushes the rank of p50 or p99: latencies alternately below and above it, or a run on one side, or as drawn.
+        const target = random() < 0.5 ? 0.5 : 0.99;
+        const pattern = Math.floor(random() * 3);
+        const run = 1 + Math.floor(random() * 20);
+        if (random() < 0.02) {
+          window.clear();
+          sorted.clear();
+        }
+        for (let i = 0; i < 100; i++) {
+          const pushDown = pattern === 0 ? i % 2 === 0 : Math.floor(i / run) % 2 === 0;
+          let value = draw();
+          for (let tries = 0; pattern < 2 && tries < 20 && sorted.count > 0 && (pushDown ? !(value < sorted.at(target)) : !(value > sorted.at(target))); tries++) value = draw();
+          window.add(value, false);
+          sorted.add(value);
+          const expected = { p50: sorted.at(0.5), p99: sorted.at(0.99) };
+          const label = `${capacity}/${source}/${segment}/${i}`;
+          if (i % 10 === 9) {
+            // A third percentile is not tracked, and reading it leaves the tracked ones as they were.
+            const q = random();
+            expect(window.percentiles(0.5, 0.99, q), label).toEqual([expected.p50, expected.p99, sorted.at(q)]);
+          } else {
+            expect(window.percentile(0.5, 0), label).toBe(expected.p50);
+            expect(window.percentile(0.99, 1), label).toBe(expected.p99);
+          }
+          if (sorted.movedByOne(previous.p50, 0.5) || sorted.movedByOne(previous.p99, 0.99)) steps++;
+          previous = expected;
+        }
+      }
+      expect(steps, `${capacity}/${source}`).toBeGreaterThanOrEqual(minSteps);
+    }
+  });
+
+  it('steps to a neighbour only while it is in the window, and never adopts a latency beyond a neighbour it does not know', () => {
+    const window = new RollingWindow(5);
+    for (const value of [4, 1, 2, 3, 5]) window.add(value, false);
+    // Rank 2 of 1 2 3 4 5: 3, with 2 below it and 4 above it.
+    expect(window.percentile(0.5, 0)).toBe(3);
+    // 4 leaves, so the value above 3 is unknown; 9 enters beyond it, 8 too while 1 leaves: 2 3 5 8 9.
+    window.add(9, false);
+    expect(window.percentile(0.5, 0)).toBe(3);
+    window.add(8, false);
+    expect(window.percentile(0.5, 0)).toBe(5);
+    // Ties: 2 2 3 5 5 read 3, with 2 twice below it and 5 twice above it.
+    const ties = new RollingWindow(5);
+    for (const value of [5, 2, 3, 5, 2]) ties.add(value, false);
+    expect(ties.percentile(0.5, 0)).toBe(3);
+    // A 5 leaves (one stays above), 1 enters: 1 2 2 3 5, a step down to the 2s.
+    ties.add(1, false);
+    expect(ties.percentile(0.5, 0)).toBe(2);
+    // A 2 leaves (one stays), 7 enters: 1 2 3 5 7, a step up to 3.
+    ties.add(7, false);
+    expect(ties.percentile(0.5, 0)).toBe(3);
+    // 3 leaves, 6 enters beyond the unknown value above it: 1 2 5 6 7.
+    ties.add(6, false);
+    expect(ties.percentile(0.5, 0)).toBe(5);
+    // 5 leaves, 0 enters: 0 1 2 6 7, a step down from a value no longer in the window.
+    ties.add(0, false);
+    expect(ties.percentile(0.5, 0)).toBe(2);
+    // The last 2 leaves as another enters, then 1 leaves and 9 enters: 0 2 6 7 9.
+    ties.add(2, false);
+    expect(ties.percentile(0.5, 0)).toBe(2);
+    ties.add(9, false);
+    expect(ties.percentile(0.5, 0)).toBe(6);
   });
 
   it('starts over after clear(), and takes a log latency the caller already has', () => {
