@@ -12,6 +12,7 @@ const BENCHMARKS = [
   ['bench/agent-step.mjs'],
   ['bench/mcp-session.mjs'],
   ['bench/tool-calls.mjs'],
+  ['bench/baseline-steps.mjs'],
   ['bench/false-positives.mjs'],
   ['bench/http.mjs'],
   ['bench/frameworks.mjs'],
