@@ -11,7 +11,7 @@ const BENCHMARKS = [
   ['bench/export-cost.mjs'],
   ['bench/agent-step.mjs'],
   ['bench/mcp-session.mjs'],
-  ['bench/tool-calls.mjs'],
+  ['--expose-gc', 'bench/tool-calls.mjs'],
   ['bench/baseline-steps.mjs'],
   ['bench/false-positives.mjs'],
   ['bench/http.mjs'],

@@ -6,8 +6,10 @@
 // BENCH_TOOLS (names, comma-separated) and BENCH_BUSY (0 or 1) pick cases, for a CPU profile of one.
 // BENCH_BEFORE=<a dist directory> (another commit's build, inside this tree so its imports resolve)
 // runs that build beside this one in the same process, fed the same traffic, calls interleaved.
-// Run against the built output: `npm run build && node bench/tool-calls.mjs`.
+// Then what 100 idle calls of each tool leave in the old generation.
+// Run against the built output: `npm run build && node --expose-gc bench/tool-calls.mjs`.
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 
 const OPERATIONS = 500;
 const CALLS = Number(process.env.BENCH_TOOL_CALLS ?? 1000);
@@ -70,4 +72,17 @@ for (const [name, args] of [
     if (!sides.before) console.log(`${label}: ${figures(times.now)} (${CALLS} calls, ${OPERATIONS} operations)`);
     else console.log(`${label}: before ${figures(times.before)}; now ${figures(times.now)}; p50 now/before ${(quantile(times.now, 0.5) / quantile(times.before, 0.5)).toFixed(2)}`);
   }
+  // What 100 idle calls leave in the old generation: objects V8 decides to allocate there (pretenuring) are freed only by full collections, pauses of 5-20 ms in an app (docs/mcp.md, Cost).
+  const grown = {};
+  for (const [which, { tools, context }] of Object.entries(sides)) {
+    globalThis.gc?.();
+    const before = oldGeneration();
+    for (let i = 0; i < 100; i++) await tools[name].handler(args, context);
+    grown[which] = `${((oldGeneration() - before) / 100 / 1024).toFixed(1)} KB`;
+  }
+  console.log(`${name}, old generation per idle call: ${Object.entries(grown).map(([which, kb]) => `${which} ${kb}`).join(', ')}${globalThis.gc ? '' : ' (run with --expose-gc for a clean start)'}`);
+}
+
+function oldGeneration() {
+  return v8.getHeapSpaceStatistics().find((space) => space.space_name === 'old_space').space_used_size;
 }

@@ -193,15 +193,29 @@ export function planPages(sizes: readonly SizeList[], budget: (page: number) => 
   } while (planned < page && remaining());
   if (!ranges) return undefined;
   let pages: number | undefined;
-  return {
-    page,
-    ranges,
-    get pages() {
-      while (pages === undefined && remaining()) planNext();
-      pages ??= planned;
-      return pages;
-    },
-  };
+  return new CountedLater(page, ranges, () => {
+    while (pages === undefined && remaining()) planNext();
+    pages ??= planned;
+    return pages;
+  });
+}
+
+/**
+ * A plan that counts its pages when first asked. A class: returned as an object literal with a
+ * getter, V8 came to allocate get_service_health's per-call objects in the old generation
+ * (150 KB a call, so a full collection every second of polling; measured with
+ * v8.getHeapSpaceStatistics() and --no-allocation-site-pretenuring).
+ */
+class CountedLater implements PagePlan {
+  constructor(
+    readonly page: number,
+    readonly ranges: readonly PageRange[],
+    private readonly count: () => number,
+  ) {}
+
+  get pages(): number {
+    return this.count();
+  }
 }
 
 function pastLastPage(tool: string, page: number, pages: number, call: (page: number) => string): ToolError {
