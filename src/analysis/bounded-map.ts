@@ -40,6 +40,11 @@ export class BoundedMap<K, V> {
     return value;
   }
 
+  /** Each entry in insertion order, without the pair an iterator makes per entry. */
+  forEach(callback: (value: V, key: K) => void): void {
+    this.entries.forEach(callback);
+  }
+
   keys(): IterableIterator<K> {
     return this.entries.keys();
   }

@@ -243,9 +243,9 @@ export class HealthAggregator {
   getHealthSummary(serviceName: string, fleet?: FleetFigures): HealthSummary {
     const now = this.clock.now();
     const warming = this.options.isWarmingUp?.() ?? false;
-    const operations = fleet
-      ? [...new Set([...fleet.operations, ...this.operations()])].map((op) => this.healthOf(op, this.history.get(op), fleet, warming, now))
-      : Array.from(this.history, ([op, history]) => this.healthOf(op, history, undefined, warming, now));
+    const operations: OperationHealth[] = [];
+    if (fleet) for (const op of new Set([...fleet.operations, ...this.operations()])) operations.push(this.healthOf(op, this.history.get(op), fleet, warming, now));
+    else this.history.forEach((history, op) => operations.push(this.healthOf(op, history, undefined, warming, now)));
     const dependencies: DependencySummary[] = this.dependencyHealth.statuses().map((d) => ({
       name: d.name,
       state: d.state,

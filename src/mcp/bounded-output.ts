@@ -150,7 +150,7 @@ export function planPages(sizes: readonly SizeList[], budget: (page: number) => 
   const next = sizes.map(() => 0);
   const remaining = () => sizes.some((list, i) => next[i]! < list.length);
   const distinct = new Set([0]);
-  for (const list of ranks) for (const r of list ?? []) distinct.add(r);
+  for (const list of ranks) for (let n = 0; n < (list?.length ?? 0); n++) distinct.add(list![n]!);
   const levels = [...distinct].sort((a, b) => a - b);
   let planned = 0;
   const planNext = (): PageRange[] => {
