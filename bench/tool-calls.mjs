@@ -80,7 +80,11 @@ for (const [name, args] of [
     for (let i = 0; i < 100; i++) await tools[name].handler(args, context);
     grown[which] = `${((oldGeneration() - before) / 100 / 1024).toFixed(1)} KB`;
   }
-  console.log(`${name}, old generation per idle call: ${Object.entries(grown).map(([which, kb]) => `${which} ${kb}`).join(', ')}${globalThis.gc ? '' : ' (run with --expose-gc for a clean start)'}`);
+  console.log(
+    `${name}, old generation per idle call: ${Object.entries(grown)
+      .map(([which, kb]) => `${which} ${kb}`)
+      .join(', ')}${globalThis.gc ? '' : ' (run with --expose-gc for a clean start)'}`,
+  );
 }
 
 function oldGeneration() {

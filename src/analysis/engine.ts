@@ -340,10 +340,10 @@ export class Engine {
   }
 
   /**
-   * What health judges the operation against, every part from the operation's one record: the
-   * configured baseline and the learned one in the chain's order, the expected error rate, the
-   * rolling window's error rate and size, and its cold start against the configured p99, else the
-   * learned one.
+   * What health judges the operation against: from the operation's one record the learned baseline,
+   * the rolling window's error rate and size and its cold start (against the configured p99, else
+   * the learned one); from the configuration's entry the configured baseline (before or after the
+   * learned one, in the chain's order) and the expected error rate.
    */
   private baselinesOf(operation: string): OperationBaselines {
     const state = this.operations.get(operation);

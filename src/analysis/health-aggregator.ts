@@ -58,8 +58,9 @@ export interface OperationHealth {
 
 /**
  * What an operation is judged against, read in one go per operation and health read: the engine
- * finds every part in its one record of the operation (src/analysis/engine.ts), where a lookup per
- * part cost more than the rest of the read.
+ * finds the learned parts and the cold start in its one record of the operation and the configured
+ * ones in the configuration's entry (src/analysis/engine.ts), where a lookup per part cost more than
+ * the rest of the read.
  */
 export interface OperationBaselines {
   /** The latency baseline, configured or learned; undefined while learning. */
@@ -70,6 +71,7 @@ export interface OperationBaselines {
   readonly learnedErrorRate: number | undefined;
   /** Observations in the rolling baseline's window. */
   readonly samples: number;
+  /** The operation's cold start: while it is within the recent minutes, its p99 is not judged. */
   readonly coldStart: ColdStart | undefined;
 }
 
@@ -131,8 +133,8 @@ export interface HealthAggregatorOptions {
   readonly circuitBreakers?: CircuitBreakers;
   /**
    * A fresh process's warm-up is not a health problem: while the process warms up its latency
-   * makes nothing ELEVATED, and while an operation's cold start (when it ended) is within the
-   * recent minutes, its p99, which those first requests raise, does not either (p50 still does).
+   * makes nothing ELEVATED (and an operation's cold start, `OperationBaselines.coldStart`, keeps
+   * its p99 from being judged while it is within the recent minutes; p50 still is).
    */
   readonly isWarmingUp?: () => boolean;
   /** Declared criticality of a dependency, for the CRITICAL rule. */
@@ -245,7 +247,10 @@ export class HealthAggregator {
     const warming = this.options.isWarmingUp?.() ?? false;
     const operations: OperationHealth[] = [];
     if (fleet) for (const op of new Set([...fleet.operations, ...this.operations()])) operations.push(this.healthOf(op, this.history.get(op), fleet, warming, now));
-    else this.history.forEach((history, op) => operations.push(this.healthOf(op, history, undefined, warming, now)));
+    else
+      this.history.forEach((history, op) => {
+        operations.push(this.healthOf(op, history, undefined, warming, now));
+      });
     const dependencies: DependencySummary[] = this.dependencyHealth.statuses().map((d) => ({
       name: d.name,
       state: d.state,

@@ -126,9 +126,11 @@ export class MinuteHistory {
     }
     this.recentBucket = this.ring.newestBucket;
     this.recentMinutes = minutes;
-    // Every request is in the histogram of its minute: the sum holds `requests` values.
-    const p50 = percentileOfCounted(sum, requests, 0.5);
-    const p99 = percentileOfCounted(sum, requests, 0.99);
+    // Ranked among the latencies the sum holds: a NaN latency counts as a request but has no bucket.
+    let latencies = 0;
+    for (let i = 0; i < HISTOGRAM_BUCKETS; i++) latencies += sum[i]!;
+    const p50 = percentileOfCounted(sum, latencies, 0.5);
+    const p99 = percentileOfCounted(sum, latencies, 0.99);
     return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
   }
 

@@ -80,12 +80,6 @@ export class TimeRing {
     return sum;
   }
 
-  /** The slot of the bucket `back` buckets before the current one at `now` (0: the current one), for reads that must not allocate. */
-  slotBefore(now: number, back: number): number {
-    this.slotAt(now);
-    return this.slotOf(this.newest - back);
-  }
-
   /** The value of `field` in `slot`. */
   get(slot: number, field = 0): number {
     return this.data[slot * this.fields + field]!;

@@ -100,7 +100,7 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
   const openedAt = incident?.openedAt ?? now;
   const patterns = incident ? [...incident.patterns] : [];
   // A cold start is part of an episode that began while it lasted or within a detection window of it.
-  const coldStart = incident ? engine.coldStartOf(operation) : undefined;
+  const coldStart = incident ? health?.coldStart : undefined;
   if (coldStart && !patterns.includes('cold_start') && openedAt - (coldStart.firstRequestAtMs + coldStart.durationMs) <= COLD_START_PART_OF_EPISODE_MS) patterns.push('cold_start');
 
   const cause = incident ? incidents.probableCause(incident) : undefined;

@@ -2,9 +2,10 @@
  * The bridge between node:http and the web-standard `Request` / `Response` the MCP SDK's handlers
  * take and give (the SDK's own Node adapter brings in Hono, about 6 MB more for the first agent).
  * The request's body is read, bounded and parsed by the tool server before, and handed to the
- * SDK beside the request. A response that is one JSON message is sent whole, with its length (one
- * write, no chunked encoding); an event stream is streamed back with backpressure, and cancelled
- * when the client goes away (a 2025 client's SSE stream, a `subscriptions/listen` stream).
+ * SDK beside the request. A response is sent whole, with its length (one write, no chunked
+ * encoding), unless it is an event stream (the SDK answers JSON or SSE), which is streamed back
+ * with backpressure and cancelled when the client goes away (a 2025 client's SSE stream, a
+ * `subscriptions/listen` stream). A body that fails before it is whole answers 500.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 

@@ -104,6 +104,26 @@ describe('baselines.source', () => {
     expect(staticSource.request('/r', 50)).not.toHaveProperty('svc.baseline.source');
     expect(rolling.request('/r', 50)).toMatchObject({ 'svc.baseline.source': 'rolling', 'svc.baseline.latency_p50_ms': 50, 'svc.baseline.latency_p99_ms': 99, 'svc.baseline.error_rate': 0 });
   });
+
+  it('decides which baseline health judges by: the configured one first with static, the learned one first with rolling', () => {
+    const configured = new Map([['GET /r', { latencyP50Ms: 7, latencyP99Ms: 70, errorRate: 0.02 }]]);
+    const staticSource = engineHarness({ baselineSource: 'static', staticBaselines: configured });
+    const rolling = engineHarness({ baselineSource: 'rolling', staticBaselines: configured });
+    for (const h of [staticSource, rolling]) for (let i = 1; i <= 100; i++) h.request('/r', i);
+    expect(staticSource.engine.health.getOperationHealth('GET /r')).toMatchObject({
+      baseline: { latencyP50Ms: 7, latencyP99Ms: 70 },
+      baselineState: 'configured',
+      samples: 100,
+      expectedErrorRate: 0.02,
+      learnedErrorRate: 0,
+    });
+    expect(rolling.engine.health.getOperationHealth('GET /r')).toMatchObject({
+      baseline: { latencyP50Ms: 50, latencyP99Ms: 99, learned: true },
+      baselineState: 'learned',
+      samples: 100,
+      expectedErrorRate: 0.02,
+    });
+  });
 });
 
 describe('reset baseline', () => {

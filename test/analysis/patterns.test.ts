@@ -213,6 +213,9 @@ describe('cold start', () => {
     expect(coldStart.durationMs).toBe(3000);
     expect(coldStart.breached).toBe(false);
     expect(h.engine.coldStartOf('GET /other')).toBeUndefined();
+    // The operation's health carries the same cold start, for the tools that show it beside the operation.
+    expect(h.engine.health.getOperationHealth(`GET ${ROUTE}`)!.coldStart).toEqual(coldStart);
+    expect(h.engine.healthSummary().operations.find((op) => op.operation === `GET ${ROUTE}`)!.coldStart).toEqual(coldStart);
   });
   it('is not reported when the first requests were as fast as the baseline', () => {
     const h = engineHarness({ staticBaselines: new Map([[`GET ${ROUTE}`, { latencyP50Ms: 8, latencyP99Ms: 15, errorRate: 0 }]]) });

@@ -4,7 +4,7 @@
  * from the engine's own state, JSON structures, the executive summary's size and argument errors.
  */
 import { describe, expect, it } from 'vitest';
-import { isoTime, ms, multiple, percent } from '../../src/mcp/text-layout.js';
+import { columns, isoTime, ms, multiple, percent } from '../../src/mcp/text-layout.js';
 import { getCrossStackContext } from '../../src/mcp/tools/get-cross-stack-context.js';
 import { getExecutiveSummary } from '../../src/mcp/tools/get-executive-summary.js';
 import { getServiceHealth } from '../../src/mcp/tools/get-service-health.js';
@@ -36,6 +36,31 @@ describe('get_service_health', () => {
   it('declares a READ, read-only tool with a text|json format', () => {
     expect(getServiceHealth).toMatchObject({ name: 'get_service_health', permission: 'READ', required: [], annotations: { readOnlyHint: true, destructiveHint: false } });
     expect(getServiceHealth.parameters.format).toMatchObject({ type: 'string', enum: ['text', 'json'] });
+  });
+
+  it('lines the operations up in columns as wide as their widest cells, whatever the latencies format to', async () => {
+    const h = toolHarness({ staticBaselines: baselines });
+    h.request('/idle', 5);
+    h.clock.advance(10 * 60_000);
+    // The largest latency formats shorter (45ms) than a smaller one (1.1ms); a learning operation and an idle one.
+    for (let i = 0; i < 30; i++) {
+      h.request('/fast', 1.1, i === 0);
+      h.request('/slow', 45);
+    }
+    for (let i = 0; i < 3; i++) h.request('/new-and-ünïcode', 7);
+    const { text } = await h.callTool(getServiceHealth);
+    const lines = text.split('\n');
+    const start = lines.findIndex((l) => l.startsWith('OPERATIONS')) + 1;
+    const operations = lines.slice(start, lines.indexOf('', start)).map((l) => l.slice(2));
+    expect(operations).toHaveLength(4);
+    expect(operations.join('\n')).toMatch(/learning \(3 samples\)/);
+    expect(operations.join('\n')).toMatch(/GET \/idle +0 req +idle/);
+    expect(operations).toEqual(
+      columns(
+        operations.map((line) => line.split(/ {2,}/)),
+        60,
+      ),
+    );
   });
 
   it('reports HEALTHY with no ELEVATED flag on normal traffic', async () => {

@@ -51,7 +51,7 @@ describe('webRequest', () => {
 
 describe('writeResponse', () => {
   /** The headers and body a plain node:http client receives from a server answering with `response`. */
-  async function rawAnswer(response: () => Response): Promise<{ headers: http.IncomingHttpHeaders; body: string }> {
+  async function rawAnswer(response: () => Response): Promise<{ status: number | undefined; headers: http.IncomingHttpHeaders; body: string }> {
     const { port } = await serve((res) => void writeResponse(res, response()));
     return new Promise((resolve, reject) => {
       http
@@ -59,7 +59,7 @@ describe('writeResponse', () => {
           let body = '';
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => resolve({ headers: res.headers, body }));
+          res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
         })
         .on('error', reject);
     });
@@ -72,6 +72,19 @@ describe('writeResponse', () => {
     expect(headers['content-length']).toBe(String(Buffer.byteLength(message)));
     expect(headers['transfer-encoding']).toBeUndefined();
     expect(headers['x-extra']).toBe('kept');
+  });
+
+  it('answers a response without a body with its status alone; a body that fails before it is whole rejects, so the server answers 500', async () => {
+    const accepted = await rawAnswer(() => new Response(null, { status: 202 }));
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toBe('');
+    const failing = new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(new Error('the SDK failed')) });
+    const { port } = await serve((res) =>
+      writeResponse(res, new Response(failing, { headers: { 'content-type': 'application/json' } })).catch(() => {
+        res.writeHead(500).end();
+      }),
+    );
+    expect((await fetch(`http://127.0.0.1:${port}/mcp`)).status).toBe(500);
   });
 
   it('streams an event stream: its first event arrives while the stream is still open', async () => {

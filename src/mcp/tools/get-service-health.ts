@@ -173,34 +173,52 @@ function healthText(
 }
 
 /**
- * The operations' column widths from their largest figures (the name's capped at MAX_COLUMN), so
- * no row is formatted only to be measured: a page shows few of them. A latency just under a unit's
- * step (9.96 ms reads `10.0ms`, wider than `12ms`) may overflow its column by a character or two.
+ * The operations' column widths without formatting every row (a page shows few of them): names
+ * and the cell after the latencies are measured; a number's cell is as wide as its largest value
+ * formats, taken per format of `ms` (below 10 ms `9.0ms`, below 1 s `45ms`, seconds `1.20s`), as
+ * within one a larger value is never shorter. As `columns` does, no width exceeds MAX_COLUMN.
  */
 function operationWidths(operations: readonly OperationHealth[]): number[] {
   let name = 0;
   let requests = 0;
   let errorRate = 0;
-  let p50 = 0;
-  let p99 = 0;
+  let after = 0;
+  const p50 = [-1, -1, -1];
+  const p99 = [-1, -1, -1];
   for (const op of operations) {
-    name = Math.max(name, op.operation.length);
+    name = Math.max(name, shownName(op.operation).length);
+    if (op.requestCount === 0) continue;
     requests = Math.max(requests, op.requestCount);
     errorRate = Math.max(errorRate, op.errorRate);
-    p50 = Math.max(p50, op.p50);
-    p99 = Math.max(p99, op.p99);
+    p50[msFormat(op.p50)] = Math.max(p50[msFormat(op.p50)]!, op.p50);
+    p99[msFormat(op.p99)] = Math.max(p99[msFormat(op.p99)]!, op.p99);
+    const sixth = flagOf(op) ?? (op.coldStart && coldStartText(op.coldStart));
+    if (sixth) after = Math.max(after, sixth.length);
   }
-  return [Math.min(MAX_COLUMN, name), `${requests} req`.length, `err ${percent(errorRate)}`.length, `p50 ${ms(p50)}`.length, `p99 ${ms(p99)}`.length];
+  const widest = (label: string, largest: readonly number[]) => Math.max(...largest.map((value) => (value < 0 ? 0 : `${label} ${ms(value)}`.length)));
+  return [name, `${requests} req`.length, `err ${percent(errorRate)}`.length, widest('p50', p50), widest('p99', p99), after].map((width) => Math.min(MAX_COLUMN, width));
+}
+
+/** Which of `ms`'s formats a latency takes: 0 below 10 ms, 1 below 1 s, 2 seconds. */
+function msFormat(value: number): number {
+  return value < 10 ? 0 : value < 1000 ? 1 : 2;
 }
 
 function operationCells(op: OperationHealth): string[] {
   const name = shownName(op.operation);
   if (op.requestCount === 0) return [name, '0 req', 'idle'];
   const cells = [name, `${op.requestCount} req`, `err ${percent(op.errorRate)}`, `p50 ${ms(op.p50)}`, `p99 ${ms(op.p99)}`];
-  if (op.elevated) cells.push(`ELEVATED (${op.elevatedReasons.join('; ')})`);
-  else if (op.baselineState === 'learning') cells.push(`learning (${plural(op.samples, 'sample')})`);
+  const flag = flagOf(op);
+  if (flag) cells.push(flag);
   if (op.coldStart) cells.push(coldStartText(op.coldStart));
   return cells;
+}
+
+/** ELEVATED with its reasons, or learning with its samples; undefined for an operation within its baseline. */
+function flagOf(op: OperationHealth): string | undefined {
+  if (op.elevated) return `ELEVATED (${op.elevatedReasons.join('; ')})`;
+  if (op.baselineState === 'learning') return `learning (${plural(op.samples, 'sample')})`;
+  return undefined;
 }
 
 /** A fresh process's slow first requests: normal, so shown beside the operation, not as a status. */
