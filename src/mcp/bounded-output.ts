@@ -17,7 +17,7 @@
  *   marker; structured content beyond it is left out with a note in the text.
  */
 
-import { escapeUnprintable } from '../printable.js';
+import { escapeUnprintable, hasControlCharacters } from '../printable.js';
 import { STORED_AGENT_NAME } from './input-limits.js';
 import { builtLines, type Lines } from './text-layout.js';
 import { ToolError, type ToolResult } from './tool-definition.js';
@@ -61,6 +61,8 @@ export function cutBlock(text: string, maxChars: number): string {
 
 /** A one-line field: newlines become spaces, and text beyond `maxChars` is cut with a marker. */
 export function cutField(text: string, maxChars: number): string {
+  // Most fields (every operation name of every health read) need nothing: one test, no replace.
+  if (text.length <= maxChars && !hasControlCharacters(text)) return text;
   return cutBlock(escapeUnprintable(text.replace(/\s*[\r\n]+\s*/g, ' ')), maxChars);
 }
 
