@@ -10,7 +10,7 @@
  *   its requests are that slow: a tail of its own, not one or two stragglers (with few requests a
  *   p99 is the slowest request).
  */
-import { bucketValue, HISTOGRAM_BUCKETS } from '../analysis/latency-histogram.js';
+import { bucketValue, HISTOGRAM_BUCKETS, percentileOfCounted } from '../analysis/latency-histogram.js';
 import { type OperationCounts, Pieces } from './replica-summary.js';
 
 export const MIN_REQUESTS = 20;
@@ -59,18 +59,6 @@ function slowerThan(histogram: Uint32Array, ms: number): number {
 }
 
 /**
- * The nearest-rank p99 of `histogram` holding `total` requests (as histogramPercentile reads it),
- * walked down from the slowest bucket: the buckets below the p99 are never read.
- */
-function p99Of(histogram: Uint32Array, total: number): number {
-  const above = total - Math.max(1, Math.ceil(0.99 * total));
-  let seen = 0;
-  let i = HISTOGRAM_BUCKETS - 1;
-  while (i > 0 && seen + histogram[i]! <= above) seen += histogram[i--]!;
-  return BUCKET_VALUES[i]!;
-}
-
-/**
  * Outlier replicas among `replicas` (id → operation → its recent counts), given the fleet's sum per
  * operation, each histogram holding its count of requests (decodeSummary checks it). At least two
  * replicas must serve an operation for anyone to be named on it. Runs in `pieces`.
@@ -92,8 +80,9 @@ export async function findOutliers(replicas: ReadonlyMap<string, ReadonlyMap<str
         reasons.push({ operation, kind: 'errors', value: errorRate, rest: restErrorRate, requests: own.count, restRequests: restCount, score: errorRate - restErrorRate });
       }
       for (let i = 0; i < HISTOGRAM_BUCKETS; i++) rest[i] = all.histogram[i]! - own.histogram[i]!;
-      const p99 = p99Of(own.histogram, own.count);
-      const restP99 = p99Of(rest, restCount);
+      // Walked down from the slowest bucket: the buckets below the p99 are never read.
+      const p99 = percentileOfCounted(own.histogram, own.count, 0.99);
+      const restP99 = percentileOfCounted(rest, restCount, 0.99);
       if (p99 >= LATENCY_FACTOR * restP99 && p99 - restP99 >= LATENCY_GAP_MS && slowerThan(own.histogram, LATENCY_FACTOR * restP99) >= SLOW_SHARE * own.count) {
         reasons.push({ operation, kind: 'latency', value: p99, rest: restP99, requests: own.count, restRequests: restCount, score: p99 / restP99 - 1 });
       }
