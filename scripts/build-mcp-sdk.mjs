@@ -10,8 +10,12 @@
  * answers to an elicitation, which svc never sends; the bundle takes the SDK's own shim for
  * runtimes without Node instead, whose validator is @cfworker/json-schema (a seventh of the code).
  *
- * Fails the build when a package other than the SDK and zod, or AJV, ends up in the bundle, or
- * when the bundle imports anything but Node's built-in modules.
+ * One change to zod on the way in (zodFailureAsClass below): a failed parse's result is a class
+ * instance, not an object literal with an accessor.
+ *
+ * Fails the build when a package other than the SDK and zod, or AJV, ends up in the bundle, when
+ * the bundle imports anything but Node's built-in modules, or when zod's failed-parse result is no
+ * longer the code the change replaces.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -41,6 +45,76 @@ const shimsWithoutAjv = {
   },
 };
 
+/**
+ * zod's failed `safeParse` result is an object literal with an accessor (`failure` in its
+ * core/parse.js). V8 soon allocates that literal straight into the old generation, and all it holds
+ * (the issues, the parse's context, the values parsed) then outlives each young-generation collection
+ * and is copied and promoted by it. The SDK checks each message against the response schemas before
+ * the request ones, so every request fails several parses: in the bench app (bench/mcp-session.mjs)
+ * a young collection kept 3 MB of them and paused the app 3-4 ms every hundred calls of
+ * get_service_health (docs/mcp.md, "Cost"). The same getter and setter on a class keep those
+ * objects young.
+ */
+const ZOD_FAILURE = `function failure(Err, issues, ctx) {
+    let error;
+    return {
+        success: false,
+        get error() {
+            if (!error) {
+                error = new Err(issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())));
+                // finalizeIssue drops \`input\`, so the built error holds nothing; keeping the raw issues past this point pins the parsed value for the life of the result
+                issues = undefined;
+                ctx = undefined;
+            }
+            return error;
+        },
+        set error(e) {
+            error = e;
+            // a replacement makes the getter's branch unreachable, so the captures have to go here too
+            issues = undefined;
+            ctx = undefined;
+        },
+    };
+}`;
+const ZOD_FAILURE_AS_CLASS = `class Failure {
+    constructor(Err, issues, ctx) {
+        this.success = false;
+        this._error = undefined;
+        this._Err = Err;
+        this._issues = issues;
+        this._ctx = ctx;
+    }
+    get error() {
+        if (!this._error) {
+            this._error = new this._Err(this._issues.map((iss) => util.finalizeIssue(iss, this._ctx, core.config())));
+            this._issues = undefined;
+            this._ctx = undefined;
+        }
+        return this._error;
+    }
+    set error(e) {
+        this._error = e;
+        this._issues = undefined;
+        this._ctx = undefined;
+    }
+}
+function failure(Err, issues, ctx) {
+    return new Failure(Err, issues, ctx);
+}`;
+let zodFailurePatched = false;
+const zodFailureAsClass = {
+  name: 'zod-failure-as-class',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]core[\\/]parse\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes(ZOD_FAILURE))
+        fail(`${args.path} no longer has the failed-parse result this build replaces: check whether it is still an object literal with an accessor (scripts/build-mcp-sdk.mjs, zodFailureAsClass)`);
+      zodFailurePatched = true;
+      return { contents: source.replace(ZOD_FAILURE, ZOD_FAILURE_AS_CLASS), loader: 'js' };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: [join(root, 'src/mcp/mcp-sdk-bundle.ts')],
   outfile,
@@ -52,9 +126,11 @@ const result = await build({
   legalComments: 'none',
   metafile: true,
   write: false,
-  plugins: [shimsWithoutAjv],
+  plugins: [shimsWithoutAjv, zodFailureAsClass],
   logLevel: 'warning',
 });
+
+if (!zodFailurePatched) fail(`zod's core/parse.js was not in the bundle, so its failed-parse result was not replaced: update zodFailureAsClass`);
 
 const inputs = Object.keys(result.metafile.inputs).filter((input) => input.includes('node_modules/'));
 /** Each bundled package's directory, from the files esbuild read: the versions named are the ones bundled. */

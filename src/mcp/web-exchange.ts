@@ -23,7 +23,26 @@ export function webRequest(req: IncomingMessage, res: ServerResponse): Request {
     if (!res.writableFinished) aborted.abort();
   });
   // Host was checked against the bound address before (DNS rebinding protection).
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers, signal: aborted.signal });
+  return new ExchangeRequest(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method ?? 'GET', headers }, aborted.signal);
+}
+
+/**
+ * A Request whose `signal` is the exchange's own. Given a signal, undici's Request follows it
+ * through a FinalizationRegistry, whose entries the young generation's collections keep alive: every
+ * call's objects then outlived them, each collection copied megabytes and took milliseconds
+ * (docs/mcp.md, "Cost").
+ */
+class ExchangeRequest extends Request {
+  readonly #signal: AbortSignal;
+
+  constructor(url: string, init: RequestInit, signal: AbortSignal) {
+    super(url, init);
+    this.#signal = signal;
+  }
+
+  override get signal(): AbortSignal {
+    return this.#signal;
+  }
 }
 
 /** Writes a web Response to `res`: status, headers, then its body, whole or as it comes (an event stream). */

@@ -40,3 +40,38 @@ it('costs less than half the heap of the SDK modules it replaces', () => {
   expect(bundle).toBeGreaterThan(0);
   expect(bundle / sdk).toBeLessThan(0.5);
 }, 30_000);
+
+/**
+ * Bytes the young generation's collections promoted to the old one while a fresh Node process
+ * failed `count` parses of a request against the response schema (the SDK checks every message
+ * that way first), with the MCP SDK module `specifier`; and the first failure's error.
+ */
+function failedParses(specifier: string, count: number): { promotedBytes: number; issues: number; replaced: boolean } {
+  const script = `
+    const { specTypeSchemas } = await import(${JSON.stringify(specifier)});
+    const parse = (i) => specTypeSchemas.JSONRPCResultResponse.safeParse({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'x', arguments: { i } } });
+    const first = parse(0);
+    const issues = first.success ? 0 : first.error.issues.length;
+    const replacement = new Error('replaced');
+    first.error = replacement;
+    console.log('LOOP');
+    for (let i = 0; i < ${count}; i++) if (parse(i).success) throw new Error('a request parsed as a response');
+    console.log('RESULT ' + JSON.stringify({ issues, replaced: first.error === replacement }));`;
+  const out = execFileSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const loop = out.slice(out.indexOf('LOOP'));
+  const promotedBytes = [...loop.matchAll(/gc=s .*?promoted=(\d+)/g)].reduce((sum, [, bytes]) => sum + Number(bytes), 0);
+  return { promotedBytes, ...(JSON.parse(/RESULT (.*)/.exec(loop)![1]!) as { issues: number; replaced: boolean }) };
+}
+
+it("keeps a failed parse's objects in the young generation (zod's failed-parse result is a class in the bundle)", () => {
+  const bundle = failedParses(pathToFileURL(BUNDLE).href, 100_000);
+  const sdk = failedParses('@modelcontextprotocol/server', 100_000);
+  // The same failure either way: its error built on demand, with the issues, and replaceable.
+  expect(bundle.issues).toBeGreaterThan(0);
+  expect(bundle.issues).toBe(sdk.issues);
+  expect(bundle.replaced).toBe(true);
+  expect(sdk.replaced).toBe(true);
+  // zod's own result, an object literal with an accessor, promotes most of each failed parse.
+  expect(sdk.promotedBytes).toBeGreaterThan(20 * 1024 * 1024);
+  expect(bundle.promotedBytes).toBeLessThan(sdk.promotedBytes / 10);
+}, 60_000);
