@@ -46,14 +46,14 @@ const shimsWithoutAjv = {
 };
 
 /**
- * zod's failed `safeParse` result is an object literal with an accessor (`failure` in its
- * core/parse.js). V8 soon allocates that literal straight into the old generation, and all it holds
- * (the issues, the parse's context, the values parsed) then outlives each young-generation collection
- * and is copied and promoted by it. The SDK checks each message against the response schemas before
- * the request ones, so every request fails several parses: in the bench app (bench/mcp-session.mjs)
- * a young collection kept 3 MB of them and paused the app 3-4 ms every hundred calls of
- * get_service_health (docs/mcp.md, "Cost"). The same getter and setter on a class keep those
- * objects young.
+ * zod's failed `safeParse` result is an object literal with a getter and a setter (`failure` in
+ * its core/parse.js). V8 allocates a literal's accessor pair in the old generation, so the two
+ * closures and all they hold (the issues, the parse's context, the values parsed) outlive each
+ * young-generation collection, copied and then promoted by it. The SDK checks each message against
+ * the response schemas before the request ones, so every request fails several parses: in the
+ * bench app (bench/mcp-session.mjs) a young collection kept 3 MB of them and paused the app 3-4 ms
+ * every hundred calls of get_service_health (docs/mcp.md, "Cost"). The same getter and setter on
+ * a class keep those objects young.
  */
 const ZOD_FAILURE = `function failure(Err, issues, ctx) {
     let error;
