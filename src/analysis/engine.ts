@@ -106,6 +106,12 @@ interface OperationState {
   snapshotSecond: number;
   /** `svc.baseline.*` from the rolling snapshot (baselines.source rolling). */
   attributes: Attributes | undefined;
+  /**
+   * The cold start as judged against the baseline p99 `settledColdStartP99` (NaN: not yet), once
+   * the process was past its cold-start window, after which the cold-start record no longer changes.
+   */
+  settledColdStart: ColdStart | undefined;
+  settledColdStartP99: number;
 }
 
 /**
@@ -207,6 +213,8 @@ export class Engine {
         snapshot: undefined,
         snapshotSecond: -1,
         attributes: undefined,
+        settledColdStart: undefined,
+        settledColdStartP99: Number.NaN,
       }),
     );
     this.lastEvent = new BoundedMap(maxOperations * 4, () => ({ at: Number.NEGATIVE_INFINITY, suppressed: 0 }));
@@ -355,8 +363,23 @@ export class Engine {
       expectedErrorRate: this.expectedErrorRateOf(operation),
       learnedErrorRate: learned?.errorRate,
       samples: state?.window?.count ?? 0,
-      coldStart: this.patternMatcher.coldStartIn(state?.recent, p99),
+      coldStart: state && this.judgedColdStart(state, p99),
     };
+  }
+
+  /**
+   * The operation's cold start against `p99`, judged again only when the p99 changed once the
+   * process is past its cold-start window: each health read asks for every operation's, and
+   * reaching its record costs more than the rest of the operation's baselines.
+   */
+  private judgedColdStart(state: OperationState, p99: number | undefined): ColdStart | undefined {
+    if (p99 === state.settledColdStartP99) return state.settledColdStart;
+    const coldStart = this.patternMatcher.coldStartIn(state.recent, p99);
+    if (p99 !== undefined && !this.patternMatcher.isWarmingUp()) {
+      state.settledColdStart = coldStart;
+      state.settledColdStartP99 = p99;
+    }
+    return coldStart;
   }
 
   /** The operation's state with its snapshot at most a second old; undefined beyond `maxOperations`. */

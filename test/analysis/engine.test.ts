@@ -168,6 +168,22 @@ describe('service status', () => {
     expect(h.engine.healthSummary().reasons[0]).toMatch(/^GET \/w elevated: p50/);
   });
 
+  it('judges a cold start against the baseline p99 of the moment, also once the warm-up is over', () => {
+    const h = engineHarness({ baselineSource: 'rolling' });
+    for (let i = 0; i < 30; i++) {
+      h.request('/c', i < 20 ? 250 : 5);
+      h.clock.advance(100);
+    }
+    h.clock.advance(60_000); // past the warm-up
+    for (let i = 0; i < 2000; i++) h.request('/c', 5); // the slow first requests leave the learned window
+    expect(h.engine.coldStartOf('GET /c')).toMatchObject({ peakMs: 250, baselineP99Ms: 5, durationMs: 2000 });
+    expect(h.engine.coldStartOf('GET /c')).toMatchObject({ peakMs: 250, baselineP99Ms: 5 });
+    for (let i = 0; i < 2000; i++) h.request('/c', 100); // 250 ms is no longer markedly slower than the p99
+    expect(h.engine.coldStartOf('GET /c')).toBeUndefined();
+    for (let i = 0; i < 2000; i++) h.request('/c', 5);
+    expect(h.engine.coldStartOf('GET /c')).toMatchObject({ peakMs: 250, baselineP99Ms: 5 });
+  });
+
   it('is CRITICAL when an operation fails half its recent requests', () => {
     const h = engineHarness();
     for (let i = 0; i < 12; i++) h.request('/f', 20, i % 2 === 0);
