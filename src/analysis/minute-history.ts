@@ -3,9 +3,10 @@
  * a latency histogram per minute, in a time ring (src/analysis/time-ring.ts). Trend analysis reads
  * it; health reads its last few minutes. A minute without traffic allocates nothing.
  *
- * The last few minutes' histograms are also kept summed (the minutes health reads), added to as
- * requests arrive while the minute stays the same and rebuilt by the first read of a new minute:
- * a read of the recent minutes walks one histogram, not one per minute.
+ * The last few minutes' histograms are also kept summed (the minutes health reads), with their
+ * requests, errors and ranked latencies, added to as requests arrive while the minute stays the
+ * same and rebuilt by the first read of a new minute: a read of the recent minutes walks one
+ * histogram, not one per minute, and counts nothing.
  *
  * Each minute knows how much of it was observed: from the history's first request (or the
  * minute's start) to the minute's end (or now), so readers can weigh a partial first or current
@@ -63,6 +64,10 @@ export class MinuteHistory {
   // -1, not NaN: a whole number stays a small integer in the field, read per span without a heap box.
   private recentBucket = -1;
   private recentMinutes = 0;
+  private recentRequests = 0;
+  private recentErrors = 0;
+  /** The latencies `recentSum` ranks: a NaN latency counts as a request but has no bucket. */
+  private recentLatencies = 0;
 
   /** Keeps `minutes` whole minutes and the current one. */
   constructor(readonly minutes: number) {
@@ -81,7 +86,13 @@ export class MinuteHistory {
     if (isError) this.ring.addTo(slot, ERRORS);
     const bucket = bucketOfLog(log);
     (this.histograms[slot] ??= newHistogram())[bucket]!++;
-    if (this.ring.newestBucket === this.recentBucket) this.recentSum[bucket]!++;
+    if (this.ring.newestBucket === this.recentBucket) {
+      this.recentRequests++;
+      if (isError) this.recentErrors++;
+      if (Number.isNaN(bucket)) return;
+      this.recentSum[bucket]!++;
+      this.recentLatencies++;
+    }
   }
 
   /** The minutes of the last `count` minutes (oldest first) that saw traffic. */
@@ -105,13 +116,21 @@ export class MinuteHistory {
     return value;
   }
 
-  /** Totals and percentiles of the last `count` minutes, from their summed histograms (rebuilt once a minute). */
+  /** Totals and percentiles of the last `count` minutes, from their sums (rebuilt once a minute). */
   private computeSummary(now: number, count: number): MinuteSummary {
     const minutes = Math.min(count, this.ring.size);
     const newest = this.ring.slotAt(now);
-    const rebuild = this.ring.newestBucket !== this.recentBucket || minutes !== this.recentMinutes;
-    const sum = this.recentSum;
-    if (rebuild) sum.fill(0);
+    if (this.ring.newestBucket !== this.recentBucket || minutes !== this.recentMinutes) this.sumRecent(newest, minutes);
+    const requests = this.recentRequests;
+    const errors = this.recentErrors;
+    const p50 = percentileOfCounted(this.recentSum, this.recentLatencies, 0.5);
+    const p99 = percentileOfCounted(this.recentSum, this.recentLatencies, 0.99);
+    return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
+  }
+
+  /** Sums the `minutes` minutes up to the one in `newest` afresh. */
+  private sumRecent(newest: number, minutes: number): void {
+    const sum = this.recentSum.fill(0);
     let requests = 0;
     let errors = 0;
     for (let back = minutes - 1; back >= 0; back--) {
@@ -120,18 +139,16 @@ export class MinuteHistory {
       if (n === 0) continue;
       requests += n;
       errors += this.ring.get(slot, ERRORS);
-      if (!rebuild) continue;
       const histogram = this.histograms[slot]!;
       for (let i = 0; i < HISTOGRAM_BUCKETS; i++) sum[i]! += histogram[i]!;
     }
-    this.recentBucket = this.ring.newestBucket;
-    this.recentMinutes = minutes;
-    // Ranked among the latencies the sum holds: a NaN latency counts as a request but has no bucket.
     let latencies = 0;
     for (let i = 0; i < HISTOGRAM_BUCKETS; i++) latencies += sum[i]!;
-    const p50 = percentileOfCounted(sum, latencies, 0.5);
-    const p99 = percentileOfCounted(sum, latencies, 0.99);
-    return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
+    this.recentBucket = this.ring.newestBucket;
+    this.recentMinutes = minutes;
+    this.recentRequests = requests;
+    this.recentErrors = errors;
+    this.recentLatencies = latencies;
   }
 
   /**

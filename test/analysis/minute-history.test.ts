@@ -60,14 +60,20 @@ describe('MinuteHistory summary', () => {
     expect(history.summary(start + 9 * MINUTE, 5)).toMatchObject({ count: 0, errors: 0, p50: 0, p99: 0 });
   });
 
-  it('counts a request without a latency (NaN) but ranks the percentiles among the latencies, before and after the minute turns', () => {
+  it('counts a request without a latency (NaN) but ranks the percentiles among the latencies, within the minute and after it turns', () => {
     const history = new MinuteHistory(60);
     const start = 700 * MINUTE;
     for (let i = 0; i < 10; i++) history.add(start + i, Number.NaN, false);
     for (const latency of [5, 6, 7]) history.add(start + 100, latency, false);
     const expected = { count: 13, p50: bucketPercentile([5, 6, 7], 0.5), p99: bucketPercentile([5, 6, 7], 0.99) };
     expect(history.summary(start + 200, 5)).toMatchObject(expected);
+    // Added to the sums kept since that read, within the minute.
+    for (let i = 0; i < 10; i++) history.add(start + 300, Number.NaN, i === 0);
+    for (const latency of [400, 500, 600]) history.add(start + 300, latency, false);
+    const latencies = [5, 6, 7, 400, 500, 600];
+    const after = { count: 26, errors: 1, p50: bucketPercentile(latencies, 0.5), p99: bucketPercentile(latencies, 0.99) };
+    expect(history.summary(start + 400, 5)).toMatchObject(after);
     history.add(start + MINUTE, Number.NaN, false);
-    expect(history.summary(start + MINUTE + 1, 5)).toMatchObject({ ...expected, count: 14 });
+    expect(history.summary(start + MINUTE + 1, 5)).toMatchObject({ ...after, count: 27 });
   });
 });
