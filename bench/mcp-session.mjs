@@ -9,7 +9,7 @@
 // - Tool calls, once the app, serving its own requests meanwhile, is past its warm-up (svc's
 //   cold-start window, 30 s from its start):
 //   get_service_health, get_incident_context and get_executive_summary, 1000 calls
-//   each per protocol, one at a time, latency as the agent sees it over loopback HTTP; idle (no
+//   each per protocol after 300 untimed ones, one at a time, latency as the agent sees it over loopback HTTP; idle (no
 //   traffic between calls) and busy (every operation had a request since the last call). Then the app's
 //   bench_ok, which answers "ok": the protocol path alone, for reference. Each call through the SDK
 //   client alternates with the same request sent again over plain node:http ("raw"): the server's
@@ -24,6 +24,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OPERATIONS = 500;
 const CALLS = Number(process.env.BENCH_MCP_CALLS ?? 1000);
 const CONNECTS = 30;
+const WARM_UP_CALLS = 300;
 const FIRST_PROTOCOL = process.env.BENCH_MCP_FIRST_PROTOCOL ?? '2026-07-28';
 const MB = 1024 * 1024;
 
@@ -116,11 +117,12 @@ try {
       ['get_executive_summary', {}],
       ['bench_ok', {}],
     ]) {
+      // Untimed first calls: the JIT's warm-up (a fresh app optimizes some 450 functions over its first 1000 calls).
       capture = {};
-      for (let i = 0; i < 50; i++) await c.callTool({ name, arguments: args });
+      for (let i = 0; i < WARM_UP_CALLS; i++) await c.callTool({ name, arguments: args });
       const { request } = capture;
       capture = undefined;
-      for (let i = 0; i < 50; i++) await raw(request);
+      for (let i = 0; i < WARM_UP_CALLS; i++) await raw(request);
       // Idle: no traffic between calls, so what the tools read is unchanged; busy: every operation had a request since the last call.
       for (const busy of [false, true]) {
         const times = { sdk: [], raw: [] };
