@@ -53,7 +53,9 @@ const shimsWithoutAjv = {
  * the response schemas before the request ones, so every request fails several parses: in the
  * bench app (bench/mcp-session.mjs) a young collection kept 3 MB of them and paused the app 3-4 ms
  * every hundred calls of get_service_health (docs/mcp.md, "Cost"). The same getter and setter on
- * a class keep those objects young.
+ * a class keep those objects young; its fields are private, so the result shows only `success`
+ * (and `error` through the getter: a spread copy has no `error`, where the literal's had it, and
+ * nothing in the SDK or zod spreads a result).
  */
 const ZOD_FAILURE = `function failure(Err, issues, ctx) {
     let error;
@@ -77,25 +79,28 @@ const ZOD_FAILURE = `function failure(Err, issues, ctx) {
     };
 }`;
 const ZOD_FAILURE_AS_CLASS = `class Failure {
+    success = false;
+    #error;
+    #Err;
+    #issues;
+    #ctx;
     constructor(Err, issues, ctx) {
-        this.success = false;
-        this._error = undefined;
-        this._Err = Err;
-        this._issues = issues;
-        this._ctx = ctx;
+        this.#Err = Err;
+        this.#issues = issues;
+        this.#ctx = ctx;
     }
     get error() {
-        if (!this._error) {
-            this._error = new this._Err(this._issues.map((iss) => util.finalizeIssue(iss, this._ctx, core.config())));
-            this._issues = undefined;
-            this._ctx = undefined;
+        if (!this.#error) {
+            this.#error = new this.#Err(this.#issues.map((iss) => util.finalizeIssue(iss, this.#ctx, core.config())));
+            this.#issues = undefined;
+            this.#ctx = undefined;
         }
-        return this._error;
+        return this.#error;
     }
     set error(e) {
-        this._error = e;
-        this._issues = undefined;
-        this._ctx = undefined;
+        this.#error = e;
+        this.#issues = undefined;
+        this.#ctx = undefined;
     }
 }
 function failure(Err, issues, ctx) {

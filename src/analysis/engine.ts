@@ -376,7 +376,7 @@ export class Engine {
     if (p99 === state.settledColdStartP99) return state.settledColdStart;
     const coldStart = this.patternMatcher.coldStartIn(state.recent, p99);
     if (p99 !== undefined && !this.patternMatcher.isWarmingUp()) {
-      state.settledColdStart = coldStart;
+      state.settledColdStart = coldStart && Object.freeze(coldStart);
       state.settledColdStartP99 = p99;
     }
     return coldStart;

@@ -27,10 +27,10 @@ export function webRequest(req: IncomingMessage, res: ServerResponse): Request {
 }
 
 /**
- * A Request whose `signal` is the exchange's own. Given a signal, undici's Request follows it
- * through a FinalizationRegistry, whose entries the young generation's collections keep alive: every
- * call's objects then outlived them, each collection copied megabytes and took milliseconds
- * (docs/mcp.md, "Cost").
+ * A Request (without a body: the tool server reads it) whose `signal` is the exchange's own, its
+ * clones' too. Given a signal, undici's Request follows it through a FinalizationRegistry, whose
+ * entries the young generation's collections keep alive: every call's objects then outlived them,
+ * each collection copied megabytes and took milliseconds (docs/mcp.md, "Cost").
  */
 class ExchangeRequest extends Request {
   readonly #signal: AbortSignal;
@@ -42,6 +42,10 @@ class ExchangeRequest extends Request {
 
   override get signal(): AbortSignal {
     return this.#signal;
+  }
+
+  override clone(): ExchangeRequest {
+    return new ExchangeRequest(this.url, { method: this.method, headers: this.headers }, this.#signal);
   }
 }
 

@@ -184,6 +184,18 @@ describe('service status', () => {
     expect(h.engine.coldStartOf('GET /c')).toMatchObject({ peakMs: 250, baselineP99Ms: 5 });
   });
 
+  it('follows a cold start while the process warms up: its slow seconds extend it until the warm-up ends', () => {
+    const h = engineHarness({ staticBaselines: new Map([['GET /c', { latencyP50Ms: 5, latencyP99Ms: 5, errorRate: 0.01 }]]) });
+    h.request('/c', 250);
+    expect(h.engine.coldStartOf('GET /c')).toMatchObject({ durationMs: 1000 });
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(1000);
+      h.request('/c', 250);
+    }
+    h.clock.advance(60_000);
+    expect(h.engine.coldStartOf('GET /c')).toMatchObject({ durationMs: 4000 });
+  });
+
   it('is CRITICAL when an operation fails half its recent requests', () => {
     const h = engineHarness();
     for (let i = 0; i < 12; i++) h.request('/f', 20, i % 2 === 0);

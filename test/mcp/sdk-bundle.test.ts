@@ -72,6 +72,9 @@ it("keeps a failed parse's objects in the young generation (zod's failed-parse r
   expect(bundle.replaced).toBe(true);
   expect(sdk.replaced).toBe(true);
   // zod's own result, an object literal with an accessor, promotes most of each failed parse.
-  expect(sdk.promotedBytes).toBeGreaterThan(20 * 1024 * 1024);
+  expect(sdk.promotedBytes, "zod's own failed-parse result no longer outlives young collections on this V8: the bundle's change to it (scripts/build-mcp-sdk.mjs) may go").toBeGreaterThan(
+    20 * 1024 * 1024,
+  );
+  expect(bundle.promotedBytes).toBeLessThan(8 * 1024 * 1024);
   expect(bundle.promotedBytes).toBeLessThan(sdk.promotedBytes / 10);
 }, 60_000);

@@ -47,6 +47,24 @@ describe('webRequest', () => {
     await requests[0]!.closed;
     expect(requests[0]!.request.signal.aborted).toBe(true);
   });
+
+  it('gives its clones its method, URL and headers, and its signal: they abort with it', async () => {
+    let clone: Request | undefined;
+    const { port, requests } = await serve((res) => {
+      clone = requests[0]!.request.clone();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+    });
+    const aborted = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${port}/mcp?x=1`, { method: 'POST', headers: { 'x-agent-name': 'a' }, body: '{}', signal: aborted.signal });
+    await response.body!.getReader().read();
+    expect(clone).toMatchObject({ method: 'POST', url: `http://127.0.0.1:${port}/mcp?x=1` });
+    expect(clone!.headers.get('x-agent-name')).toBe('a');
+    expect(clone!.signal.aborted).toBe(false);
+    aborted.abort();
+    await requests[0]!.closed;
+    expect(clone!.signal.aborted).toBe(true);
+  });
 });
 
 describe('writeResponse', () => {

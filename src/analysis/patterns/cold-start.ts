@@ -44,14 +44,18 @@ const SLOTS = 120;
 export class ColdStartDetector implements PatternDetector {
   readonly pattern = 'cold_start' as const;
   private readonly slotMs: number;
+  private over = false;
 
   constructor(private readonly options: ColdStartOptions) {
     this.slotMs = Math.max(1000, Math.ceil(options.windowMs / SLOTS));
   }
 
-  /** Whether the process is still in its cold-start window at `nowMs`. */
+  /** Whether the process is still in its cold-start window at `nowMs`; once past it, never again (a wall clock stepped back does not reopen it). */
   isCold(nowMs: number): boolean {
-    return nowMs - this.options.processStartMs < this.options.windowMs;
+    if (this.over) return false;
+    if (nowMs - this.options.processStartMs < this.options.windowMs) return true;
+    this.over = true;
+    return false;
   }
 
   detect(context: PatternContext): boolean {
