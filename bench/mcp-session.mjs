@@ -6,8 +6,8 @@
 //   Over 2026-07-28, or the protocol BENCH_MCP_FIRST_PROTOCOL names (2025-11-25).
 // - Connecting after that: a fresh client's connect (2026-07-28: server/discover; 2025-11-25:
 //   initialize and notifications/initialized), 30 times per protocol.
-// - Tool calls, once the app, serving its own requests meanwhile, is past its warm-up (svc's
-//   cold-start window, 30 s from its start):
+// - Tool calls, once the app, serving its own requests (from a child process) meanwhile, is past
+//   its warm-up (svc's cold-start window, 30 s from its start):
 //   get_service_health, get_incident_context and get_executive_summary, 1000 calls
 //   each per protocol after 300 untimed ones, one at a time, latency as the agent sees it over loopback HTTP; idle (no
 //   traffic between calls) and busy (every operation had a request since the last call). Then the app's
@@ -29,7 +29,7 @@ const FIRST_PROTOCOL = process.env.BENCH_MCP_FIRST_PROTOCOL ?? '2026-07-28';
 const MB = 1024 * 1024;
 
 const COLD_START_WINDOW_MS = 30_000;
-const startedAt = performance.now();
+const startedAt = Date.now();
 const app = spawn(process.execPath, ['--expose-gc', '--import', `${ROOT}register.mjs`, 'bench/mcp-app.mjs'], {
   cwd: ROOT,
   env: { PATH: process.env.PATH, SVC_MCP_PORT: '0', SVC_MCP_RATE_LIMIT_PER_MINUTE: '100000', OTEL_TRACES_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' },
@@ -88,8 +88,17 @@ try {
   }
 
   // An agent usually arrives at an app that has served for a while: the app serves its own requests
-  // until it is past its warm-up (with 5 s for its own start), then the calls are timed.
-  for (let i = 0; performance.now() < startedAt + COLD_START_WINDOW_MS + 5000; i++) await fetch(`http://127.0.0.1:${port}/orders/${i}`).then((r) => r.arrayBuffer());
+  // until it is past its warm-up (with 5 s for its own start), then the calls are timed. Its traffic
+  // comes from another process, as an app's does: this one's heap stays the agent's.
+  await new Promise((resolve, reject) => {
+    const deadline = startedAt + COLD_START_WINDOW_MS + 5000;
+    const load = spawn(
+      process.execPath,
+      ['-e', `(async () => { for (let i = 0; Date.now() < ${deadline}; i++) await fetch('http://127.0.0.1:${port}/orders/' + i).then((r) => r.arrayBuffer()); })()`],
+      { stdio: 'inherit' },
+    );
+    load.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the app's traffic generator exited with ${code}`))));
+  });
 
   // The SDK client's requests, captured to be sent again as they are over a kept-alive node:http connection.
   const sdkFetch = globalThis.fetch;
