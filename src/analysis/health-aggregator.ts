@@ -27,7 +27,7 @@ import { BoundedMap } from './bounded-map.js';
 import type { CircuitBreakers } from './circuit-breakers.js';
 import { type Clock, systemClock } from './clock.js';
 import { DependencyHealth, type DependencyState } from './dependency-health.js';
-import { MinuteHistory, type MinuteStats, type MinuteSummary } from './minute-history.js';
+import { MinuteHistory, type MinuteStats, type MinuteSummary, NO_REQUESTS } from './minute-history.js';
 import type { ColdStart } from './patterns/cold-start.js';
 import type { SloCompliance, SloStatus, SloTracker } from './slo-tracker.js';
 
@@ -122,8 +122,6 @@ export interface FleetFigures {
   recentOf(operation: string): MinuteSummary | undefined;
   readonly slos: readonly SloStatus[];
 }
-
-const NO_REQUESTS: MinuteSummary = { count: 0, errors: 0, errorRate: 0, p50: 0, p99: 0 };
 
 export interface HealthAggregatorOptions {
   readonly clock?: Clock;

@@ -41,7 +41,8 @@ export interface MinuteSummary {
   readonly p99: number;
 }
 
-const NO_MINUTES: MinuteSummary = Object.freeze({ count: 0, errors: 0, errorRate: 0, p50: 0, p99: 0 });
+/** The summary of minutes without a request. */
+export const NO_REQUESTS: MinuteSummary = Object.freeze({ count: 0, errors: 0, errorRate: 0, p50: 0, p99: 0 });
 
 /** One minute's requests, errors and latency histogram (src/analysis/latency-histogram.ts). */
 export interface MinuteCounts {
@@ -121,7 +122,7 @@ export class MinuteHistory {
   /** Totals and percentiles of the last `count` minutes, from their sums (rebuilt once a minute). */
   private computeSummary(now: number, count: number): MinuteSummary {
     const minutes = Math.min(count, this.ring.size);
-    if (!(minutes > 0)) return NO_MINUTES;
+    if (!(minutes > 0)) return NO_REQUESTS;
     const newest = this.ring.slotAt(now);
     if (this.ring.newestBucket !== this.recentBucket || minutes !== this.recentMinutes) this.sumRecent(newest, minutes);
     const requests = this.recentRequests;
