@@ -11,17 +11,19 @@
  * runtimes without Node instead, whose validator is @cfworker/json-schema (a seventh of the code).
  *
  * One change to zod on the way in (zodFailureAsClass below): a failed parse's result is a class
- * instance, not an object literal with an accessor.
+ * instance, not an object literal with an accessor. One change to the bundled code on the way out
+ * (youngFunctionLiterals, scripts/young-function-literals.mjs): no function literal is assigned
+ * straight to a property.
  *
  * Fails the build when a package other than the SDK and zod, or AJV, ends up in the bundle, when
- * the bundle imports anything but Node's built-in modules, or when zod's failed-parse result is no
- * longer the code the change replaces.
+ * the bundle imports anything but Node's built-in modules, or when either change finds nothing to change.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { youngFunctionLiterals } from './young-function-literals.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = join(root, 'dist/mcp/mcp-sdk-bundle.js');
@@ -161,8 +163,10 @@ const manifests = BUNDLED.map((name) => ({ name, dir: packageDirs.get(name), ...
 const versions = manifests.map(({ name, version }) => `${name} ${version}`).join(', ');
 const licenses = manifests.map(({ name, version, license, dir }) => `${name} ${version} (${license}):\n\n${readFileSync(join(dir, 'LICENSE'), 'utf8').trim()}`);
 if (licenses.some((text) => text.includes('*/'))) fail('a license text contains "*/" and cannot be put in a comment');
-const code = result.outputFiles[0].text;
+const young = youngFunctionLiterals(result.outputFiles[0].text);
+if (young.count === 0) fail('no function literal is assigned to a property in the bundle any more: youngFunctionLiterals may go');
+const { code } = young;
 writeFileSync(outfile, `// svc's tool server's MCP SDK, bundled by scripts/build-mcp-sdk.mjs from ${versions}. Their licenses follow the code.\n${code}/*\n${licenses.join('\n\n---\n\n')}\n*/\n`);
 // tsc's map describes the re-export this file replaced.
 rmSync(`${outfile}.map`, { force: true });
-console.log(`MCP SDK bundle: dist/mcp/mcp-sdk-bundle.js ${(code.length / 1024).toFixed(0)} KB of code from ${versions}`);
+console.log(`MCP SDK bundle: dist/mcp/mcp-sdk-bundle.js ${(code.length / 1024).toFixed(0)} KB of code from ${versions}; ${young.count} function literals assigned to properties kept young`);
