@@ -43,6 +43,18 @@ it('costs less than half the heap of the SDK modules it replaces', () => {
 }, 30_000);
 
 /**
+ * Runs `script` in a fresh Node process and returns what it printed from its `LOOP` line on, with
+ * the bytes the young generation's collections (scavenges) promoted to the old one from there and
+ * how many collections that was.
+ */
+function promotedAfterLoop(script: string): { loop: string; promotedBytes: number; scavenges: number } {
+  const out = execFileSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 50_000 });
+  const loop = out.slice(out.indexOf('LOOP'));
+  const scavenges = [...loop.matchAll(/gc=s .*?promoted=(\d+)/g)];
+  return { loop, promotedBytes: scavenges.reduce((sum, [, bytes]) => sum + Number(bytes), 0), scavenges: scavenges.length };
+}
+
+/**
  * Bytes the young generation's collections promoted to the old one while a fresh Node process
  * failed `count` parses of a request against the response schema (the SDK checks every message
  * that way first), with the MCP SDK module `specifier`; and the first failure's error.
@@ -58,9 +70,7 @@ function failedParses(specifier: string, count: number): { promotedBytes: number
     console.log('LOOP');
     for (let i = 0; i < ${count}; i++) if (parse(i).success) throw new Error('a request parsed as a response');
     console.log('RESULT ' + JSON.stringify({ issues, replaced: first.error === replacement }));`;
-  const out = execFileSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 50_000 });
-  const loop = out.slice(out.indexOf('LOOP'));
-  const promotedBytes = [...loop.matchAll(/gc=s .*?promoted=(\d+)/g)].reduce((sum, [, bytes]) => sum + Number(bytes), 0);
+  const { loop, promotedBytes } = promotedAfterLoop(script);
   return { promotedBytes, ...(JSON.parse(/RESULT (.*)/.exec(loop)![1]!) as { issues: number; replaced: boolean }) };
 }
 
@@ -104,9 +114,8 @@ function promotedPerCall(specifier: string, count: number): { perCall: number; s
     for (let i = 0; i < 1000; i++) await call();
     console.log('LOOP');
     for (let i = 0; i < ${count}; i++) await call();`;
-  const out = execFileSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 50_000 });
-  const scavenges = [...out.slice(out.indexOf('LOOP')).matchAll(/gc=s .*?promoted=(\d+)/g)];
-  return { perCall: scavenges.reduce((sum, [, bytes]) => sum + Number(bytes), 0) / count, scavenges: scavenges.length };
+  const { promotedBytes, scavenges } = promotedAfterLoop(script);
+  return { perCall: promotedBytes / count, scavenges };
 }
 
 it("keeps a request's objects in the young generation (no function literal is assigned straight to a property)", () => {
