@@ -10,6 +10,7 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { logRecordProcessorsFromEnv, spanProcessorsFromEnv } from './exporters-from-env.js';
 import { nameFastifyRoutes } from './fastify-routes.js';
 import type { TelemetryLoss } from './telemetry-loss.js';
+import { installYoungContexts } from './young-contexts.js';
 
 export interface TelemetryOptions {
   readonly resource: Resource;
@@ -41,6 +42,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     spanProcessors,
     logRecordProcessors,
   });
+  installYoungContexts();
   sdk.start();
   const stopFastifyRoutes = disabledInstrumentations().has('fastify') ? () => {} : nameFastifyRoutes();
   let shutdown: Promise<void> | undefined;

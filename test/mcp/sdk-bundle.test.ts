@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { youngFunctionLiterals } from '../../scripts/young-function-literals.mjs';
 import { ROOT } from '../support/fixture-app.js';
+import { promotedAfterLoop } from '../support/promoted-bytes.js';
 
 const BUNDLE = join(ROOT, 'dist/mcp/mcp-sdk-bundle.js');
 
@@ -41,18 +42,6 @@ it('costs less than half the heap of the SDK modules it replaces', () => {
   expect(bundle).toBeGreaterThan(0);
   expect(bundle / sdk).toBeLessThan(0.5);
 }, 30_000);
-
-/**
- * Runs `script` in a fresh Node process and returns what it printed from its `LOOP` line on, with
- * the bytes the young generation's collections (scavenges) promoted to the old one from there and
- * how many collections that was.
- */
-function promotedAfterLoop(script: string): { loop: string; promotedBytes: number; scavenges: number } {
-  const out = execFileSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 50_000 });
-  const loop = out.slice(out.indexOf('LOOP'));
-  const scavenges = [...loop.matchAll(/gc=s .*?promoted=(\d+)/g)];
-  return { loop, promotedBytes: scavenges.reduce((sum, [, bytes]) => sum + Number(bytes), 0), scavenges: scavenges.length };
-}
 
 /**
  * Bytes the young generation's collections promoted to the old one while a fresh Node process
