@@ -4,8 +4,9 @@
  * assigned in its constructor, and V8 allocates a function literal assigned straight to a property
  * in the old generation (it takes it for a method). So every context a request makes (its server
  * span's, each child span's, `suppressTracing`'s) is kept by old objects until the next full
- * collection, and with it the span and attributes it holds: about 1.3 KB of each request of the app
- * and of each tool call promoted, and the major collections that follow (docs/analysis.md, Cost).
+ * collection, and with it the span and attributes it holds: 2.4-2.8 KB of each request of an app
+ * with a server and a client span promoted, 1.3 KB of each tool call, and the major collections
+ * that follow (docs/analysis.md, Cost).
  *
  * Every context derives from the API's root context: svc gives the root a `setValue` and
  * `deleteValue` that make contexts of the class below, the API's behaviour (immutable, each change

@@ -3,6 +3,7 @@
  * generation, read from V8's `--trace-gc-nvp` lines: bytes that only a full collection reclaims.
  */
 import { execFileSync } from 'node:child_process';
+import { expect } from 'vitest';
 import { ROOT } from './fixture-app.js';
 
 /** Bytes promoted and collections counted in `--trace-gc-nvp` output. */
@@ -19,4 +20,24 @@ export function promotedAfterLoop(script: string): { loop: string; promotedBytes
   const out = execFileSync(process.execPath, ['--trace-gc-nvp', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 50_000 });
   const loop = out.slice(out.indexOf('LOOP'));
   return { loop, ...promotedIn(loop) };
+}
+
+/** Bytes promoted per request (or call) and the young collections they were measured over. */
+export interface Promoted {
+  readonly perRequest: number;
+  readonly scavenges: number;
+}
+
+/**
+ * That `ours` keeps each request's objects young where `theirs`, the code it replaces or works
+ * around, does not: both measured over young collections (figures of none would say nothing),
+ * theirs promoting more than `theirsAbove` bytes a request (else `premise`: the workaround may go),
+ * ours less than `oursBelow` and than a `factor`th of theirs.
+ */
+export function expectPromotesLess(ours: Promoted, theirs: Promoted, limits: { theirsAbove: number; oursBelow: number; factor: number; premise: string }): void {
+  expect(ours.scavenges).toBeGreaterThan(0);
+  expect(theirs.scavenges).toBeGreaterThan(0);
+  expect(theirs.perRequest, limits.premise).toBeGreaterThan(limits.theirsAbove);
+  expect(ours.perRequest).toBeLessThan(limits.oursBelow);
+  expect(ours.perRequest).toBeLessThan(theirs.perRequest / limits.factor);
 }
