@@ -11,8 +11,9 @@
  * - remediation: a fleet-wide action executed on one replica is announced at once and applied
  *   by every other (Remediation.applyFromFleet); the executing replica audits it, once, with its
  *   instance id.
- * - after the subscriber reconnects (notices may have been missed), the shared collections and
- *   the remediation flags are read from the store again and merged.
+ * - after the subscriber or the store's own connection reconnects (notices may have been missed,
+ *   reads made meanwhile failed), the shared collections and the remediation flags are read from
+ *   the store again and merged.
  */
 import type { AuditTrail } from '../incidents/audit-trail.js';
 import { AUDIT_COLLECTION } from '../incidents/audit-trail.js';
@@ -103,7 +104,10 @@ export class FleetSync {
     if (parts.remediation) parts.remediation.onFleetAction = (action) => this.channel.publish('remediation', { action });
     this.writer.prompt = new Set(FLEET_COLLECTIONS);
     this.writer.onWritten = (mutations) => this.announce(mutations);
-    this.started ??= this.channel.start().then(
+    if (this.started) return;
+    // Reads fail at once while this replica's own connection is away, and the subscriber's may be back first: read again when it is.
+    this.store.onReady(() => void this.resync());
+    this.started = this.channel.start().then(
       // A store that was down at start: the shared state is read once it answers.
       async () => {
         if (!(await this.storeReady)) void this.resync();
@@ -177,7 +181,7 @@ export class FleetSync {
         }
       }
     } catch {
-      // Redis went away: the reconnect reads the shared collections again
+      // Redis went away: the reconnects read the shared collections again
       this.unread.clear();
       this.unreadCount = 0;
     } finally {

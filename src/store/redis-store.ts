@@ -108,6 +108,11 @@ export class RedisStore implements StateStore {
     return untraced(() => fn(client));
   }
 
+  /** Calls `listener` each time the client connects from now on (it reconnects by itself): what failed while it was away can be read again. */
+  onReady(listener: () => void): void {
+    this.connected.on('ready', listener);
+  }
+
   /** A second connection with the same options, for a pub/sub subscriber (a subscribed client runs no other commands). */
   duplicate(): Client {
     return this.connected.duplicate();
