@@ -13,10 +13,14 @@
 //   traffic between calls) and busy (every operation had a request since the last call). Then the app's
 //   bench_ok, which answers "ok": the protocol path alone, for reference. Each call through the SDK
 //   client alternates with the same request sent again over plain node:http ("raw"): the server's
-//   answer time without the client SDK's own work, side by side.
+//   answer time without the client SDK's own work, side by side. This process's own garbage
+//   collections are recorded too: a call's time less the collection pauses within it is the
+//   agent's wait without its own collector (the official client allocates some 150-200 KB a call
+//   and its young collections pause it for 5-17 ms, whatever the server answers).
 // Run against the built output: `npm run build && node bench/mcp-session.mjs`.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
@@ -61,6 +65,14 @@ const connect = async (protocol) => {
 };
 const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
 const ms = (v) => `${v.toFixed(2)} ms`;
+
+/** This process's garbage collection pauses, [start, end] in performance.now() time. */
+const collections = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) collections.push([entry.startTime, entry.startTime + entry.duration]);
+}).observe({ entryTypes: ['gc'] });
+/** How long this process was paused collecting between `start` and `end`. */
+const collectingWithin = (start, end) => collections.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(end, to) - Math.max(start, from)), 0);
 
 try {
   const { operations } = await get(`/__fill?count=${OPERATIONS}`);
@@ -108,6 +120,17 @@ try {
     return sdkFetch(input, init);
   };
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  // Busy cases' traffic over a connection of its own through node:http, not fetch: this process's work stays the agent's.
+  const trafficAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const traffic = () =>
+    new Promise((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${port}/__traffic`, { agent: trafficAgent }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        })
+        .on('error', reject);
+    });
   const raw = ({ headers, body }) =>
     new Promise((resolve, reject) => {
       const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
@@ -135,19 +158,28 @@ try {
       // Idle: no traffic between calls, so what the tools read is unchanged; busy: every operation had a request since the last call.
       for (const busy of [false, true]) {
         const times = { sdk: [], raw: [] };
+        const sdkCalls = [];
         for (let i = 0; i < CALLS; i++) {
           for (const [way, call] of [
             ['sdk', () => c.callTool({ name, arguments: args })],
             ['raw', () => raw(request)],
           ]) {
-            if (busy) await fetch(`http://127.0.0.1:${port}/__traffic`);
+            if (busy) await traffic();
             const start = performance.now();
             await call();
-            times[way].push(performance.now() - start);
+            const end = performance.now();
+            times[way].push(end - start);
+            if (way === 'sdk') sdkCalls.push([start, end]);
           }
         }
+        // Collection entries arrive after the collection: let the observer take the last ones.
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const paused = sdkCalls.map(([start, end]) => collectingWithin(start, end));
+        const lessCollections = sdkCalls.map(([start, end], i) => end - start - paused[i]);
         const figures = (t) => `p50 ${ms(quantile(t, 0.5))}, p99 ${ms(quantile(t, 0.99))}`;
-        console.log(`${protocol} ${name}, ${busy ? 'busy' : 'idle'}: ${figures(times.sdk)}; raw ${figures(times.raw)} (${CALLS} calls each, ${operations} operations)`);
+        console.log(
+          `${protocol} ${name}, ${busy ? 'busy' : 'idle'}: ${figures(times.sdk)}; less the client's collections p99 ${ms(quantile(lessCollections, 0.99))} (${paused.filter((p) => p > 0).length} calls paused by one); raw ${figures(times.raw)} (${CALLS} calls each, ${operations} operations)`,
+        );
       }
     }
     await c.close();
