@@ -57,7 +57,7 @@ export function headerLine(...parts: readonly string[]): string {
   return parts.join(' | ');
 }
 
-/** The lines of a list, each sized without being built: a page lays out only the lines it shows. */
+/** The lines of a list, each built when first sized or read: a page lays out only the lines it reaches. */
 export interface Lines {
   readonly length: number;
   /** UTF-8 bytes of line `i`. */
@@ -81,11 +81,11 @@ export function columns(rows: readonly (readonly string[])[], maxWidth = Infinit
 
 /**
  * Rows laid out in columns, every column but the last padded to its width (a wider cell is not
- * padded), two spaces apart, each row's cells made when its line is first sized or read: a long
- * list is paged on every call, and its page shows few rows.
+ * padded), two spaces apart, each row's cells and line made when the line is first sized or read:
+ * a long list is paged on every call, and its page shows few rows.
  */
 export class ColumnLines implements Lines {
-  private readonly rows: (readonly string[] | undefined)[] = [];
+  private readonly lines: (string | undefined)[] = [];
 
   /** `columns`, line by line: widths measured over every row. */
   static measured(rows: readonly (readonly string[])[], maxWidth = Infinity): ColumnLines {
@@ -100,35 +100,21 @@ export class ColumnLines implements Lines {
     private readonly widths: readonly number[],
   ) {}
 
-  private row(i: number): readonly string[] {
-    return (this.rows[i] ??= this.cellsOf(i));
-  }
-
+  /** A line is built when first sized: a page shows nearly every line it sizes. */
   bytes(i: number): number {
-    const row = this.row(i);
-    const last = row.length - 1;
-    if (last < 0 || TRAILING_SPACE.test(row[last]!)) return Buffer.byteLength(this.line(i), 'utf8');
-    let padding = 0;
-    let cells = row[last]!;
-    for (let c = 0; c < last; c++) {
-      padding += this.padding(row, c);
-      cells += row[c]!;
-    }
-    // Padding is ASCII; a cell's characters beyond ASCII take more than a byte each.
-    return padding + Buffer.byteLength(cells, 'utf8');
+    return Buffer.byteLength(this.line(i), 'utf8');
   }
 
   line(i: number): string {
-    const row = this.row(i);
-    const last = row.length - 1;
-    let line = '';
-    for (let c = 0; c < last; c++) line += row[c]! + spaces(this.padding(row, c));
-    if (last >= 0) line += row[last]!;
-    return last < 0 || TRAILING_SPACE.test(row[last]!) ? line.trimEnd() : line;
+    return (this.lines[i] ??= this.build(this.cellsOf(i)));
   }
 
-  private padding(row: readonly string[], c: number): number {
-    return Math.max(0, (this.widths[c] ?? 0) - row[c]!.length) + 2;
+  private build(row: readonly string[]): string {
+    const last = row.length - 1;
+    let line = '';
+    for (let c = 0; c < last; c++) line += row[c]! + spaces(Math.max(0, (this.widths[c] ?? 0) - row[c]!.length) + 2);
+    if (last >= 0) line += row[last]!;
+    return last < 0 || TRAILING_SPACE.test(row[last]!) ? line.trimEnd() : line;
   }
 }
 
