@@ -3,8 +3,11 @@
  * can fill is capped in count, every string in it is bounded (input-limits.ts), so each store has
  * a worst case; `svc check` prints them and their sum. Strings are counted at two bytes a
  * character (V8 keeps one byte for Latin-1 text), records at RECORD_OVERHEAD_BYTES each.
- * Measured figures the bounds rest on: an MCP session (SDK server and transport) holds about
- * 4.6 KB of heap, counted as 16 KiB; a verification's window of 1,000 observations 24 KB.
+ * Measured figures the bounds rest on (2026-11-23, heap per session or stream with 160 open): an
+ * MCP session (SDK server, transport and its initialize request's capabilities) holds 15 KB, and
+ * 61 KB when that request is the widest of MAX_KEPT_REQUEST_BYTES (4 KiB of empty objects), counted
+ * as 64 KiB; a 2026-07-28 subscriptions/listen stream 29-39 KB (heap and external), counted as 48
+ * KiB; a verification's window of 1,000 observations 24 KB.
  */
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { MAX_REQUESTS_PER_CREDENTIAL } from '../incidents/approvals.js';
@@ -34,7 +37,8 @@ export interface CeilingPart {
   readonly rule: string;
 }
 
-const MCP_SESSION_BYTES = 16 * 1024;
+const MCP_SESSION_BYTES = 64 * 1024;
+const LISTEN_STREAM_BYTES = 48 * 1024;
 /** A rate-limit or address table entry: key (an address or credential) and its bucket. */
 const TABLE_ENTRY_BYTES = recordBytes('x'.repeat(INPUT_LIMITS.agentName));
 const ISO_TIME = 'x'.repeat(24);
@@ -78,6 +82,11 @@ export function agentStateCeiling(limits: CeilingLimits): { parts: CeilingPart[]
       name: 'MCP sessions',
       bytes: limits.credentials * limits.maxSessionsPerCredential * MCP_SESSION_BYTES,
       rule: `${limits.maxSessionsPerCredential} per credential (mcp.max-sessions-per-credential) of ${formatBytes(MCP_SESSION_BYTES)}; a credential's least recently used is closed`,
+    },
+    {
+      name: 'MCP subscription streams',
+      bytes: limits.credentials * limits.maxSessionsPerCredential * LISTEN_STREAM_BYTES,
+      rule: `${limits.maxSessionsPerCredential} open per credential (mcp.max-sessions-per-credential) of ${formatBytes(LISTEN_STREAM_BYTES)}; a credential's next one is refused until one closes`,
     },
     {
       name: 'rate-limit tables',

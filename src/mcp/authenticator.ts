@@ -135,7 +135,7 @@ export class Authenticator {
       checkDeclared('role', declared.role, INPUT_LIMITS.role);
       if (!this.roles.isWithin(declared.role, identity.role)) {
         const why = this.roles.permissionsOf(declared.role)
-          ? `is not within the credential's role "${identity.role}"; a declared role can only lower permissions`
+          ? `is not within the caller's role "${identity.role}"; a declared role can only lower permissions`
           : `is not a known role; known roles: ${this.roles.names().join(', ')}`;
         throw new AuthenticationError(`role "${declared.role}" ${why}`);
       }

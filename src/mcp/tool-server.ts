@@ -13,8 +13,10 @@
  * rebinding (403), the failed-authentication limit (429), the bearer token (401), the caller's
  * rate limit (429 with Retry-After), a declared name or role that may only lower the
  * credential's (403), the MCP session of 2025 clients, which belongs to the credential that
- * opened it (another credential gets 404), the body limit (413, chunked or not), batches (400)
- * and malformed params (-32602). Per tool call: unknown tool -> JSON-RPC -32602; insufficient
+ * opened it (another credential gets 404), the body limit (413, chunked or not), batches (400),
+ * nesting beyond MAX_NESTING (400), an initialize or subscriptions/listen over
+ * MAX_KEPT_REQUEST_BYTES (413: kept as long as its session or stream), a credential's
+ * subscriptions/listen streams beyond its session cap (429) and malformed params (-32602). Per tool call: unknown tool -> JSON-RPC -32602; insufficient
  * permission, missing or invalid argument, refused action (any AgentError) -> a result with
  * `isError: true` that says what to send instead. Nothing a tool does can throw into the host.
  */
@@ -33,7 +35,7 @@ import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
-import { INVALID_PARAMS, malformedParams, requestId } from './request-check.js';
+import { INVALID_PARAMS, INVALID_REQUEST, jsonKind, KEPT_REQUESTS, MAX_KEPT_REQUEST_BYTES, MAX_NESTING, malformedParams, nestsDeeperThan, requestId } from './request-check.js';
 import { listSome } from './text-layout.js';
 import { type ToolCallRecord, ToolCallTracer } from './tool-call-tracer.js';
 import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
@@ -112,6 +114,8 @@ interface McpSession {
 export class ToolServer {
   private http: HttpServer | undefined;
   private readonly sessions = new Map<string, McpSession>();
+  /** Open 2026-07-28 subscriptions/listen streams per credential, capped as its sessions are. */
+  private readonly streams = new Map<string, number>();
   /** The 2026-07-28 handler and its Node face, made with the first such request. */
   private modern: McpHttpHandler | undefined;
   private readonly limiter: RateLimiter;
@@ -215,17 +219,14 @@ export class ToolServer {
     const retryAfterSeconds = this.limiter.take(anonymous ? `anonymous:${req.socket.remoteAddress}` : identity.credential);
     if (retryAfterSeconds > 0)
       return this.refuse(res, 429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute exceeded; retry in ${retryAfterSeconds}s`, { 'retry-after': String(retryAfterSeconds) });
-    const declared: Declared = { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') };
     let caller: CallerIdentity;
     try {
-      caller = this.options.authenticator.refine(identity, declared);
+      caller = this.options.authenticator.refine(identity, { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') });
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
       return this.refuse(res, 403, error.message);
     }
     const context: RequestContext = {
-      credential: identity,
-      declared,
       caller,
       protocolVersion: header(req, 'mcp-protocol-version'),
       clientAddress: req.socket.remoteAddress,
@@ -255,7 +256,19 @@ export class ToolServer {
       return this.refuse(res, 400, 'the request body is not JSON', {}, -32700);
     }
     // Batches would carry up to 100 calls through one rate-limited request; MCP 2025-06-18 removed them.
-    if (Array.isArray(message)) return this.refuse(res, 400, 'JSON-RPC batches are not supported: send one message per request', {}, -32600);
+    if (Array.isArray(message)) return this.refuse(res, 400, 'JSON-RPC batches are not supported: send one message per request', {}, INVALID_REQUEST);
+    if (nestsDeeperThan(message, MAX_NESTING))
+      return this.answerError(res, 400, requestId(message), INVALID_REQUEST, `the request nests objects and arrays more than ${MAX_NESTING} levels deep; MCP messages nest a few`);
+    const method = (message as { method?: unknown } | null)?.method;
+    const kept = typeof method === 'string' && KEPT_REQUESTS.has(method);
+    if (kept && Buffer.byteLength(body) > MAX_KEPT_REQUEST_BYTES)
+      return this.answerError(
+        res,
+        413,
+        requestId(message),
+        INVALID_REQUEST,
+        `${method} is kept for as long as what it opens: at most ${MAX_KEPT_REQUEST_BYTES} bytes are accepted, this one has ${Buffer.byteLength(body)}`,
+      );
     const sdk = await loadMcpSdk();
     // The SDK's own classification: a request carrying the 2026-07-28 `_meta` envelope (or its protocol header) is modern.
     const request = webRequest(req, res);
@@ -263,7 +276,17 @@ export class ToolServer {
     const malformed = malformedParams(message) ?? invalidForSdk(sdk, message, legacy ? LEGACY_REQUEST_TYPES : MODERN_REQUEST_TYPES);
     // 2026-07-28 answers a malformed request 400; a 2025 session answers every JSON-RPC error 200.
     if (malformed !== undefined) return this.answerError(res, legacy ? 200 : 400, requestId(message), INVALID_PARAMS, malformed);
-    if (!legacy) return writeResponse(res, await this.modernHandler(sdk).fetch(request, { authInfo, parsedBody: message }));
+    if (!legacy) {
+      if (method === 'subscriptions/listen' && !this.admitStream(caller.credential, res))
+        return this.answerError(
+          res,
+          429,
+          requestId(message),
+          -32000,
+          `this credential has ${this.maxPerCredential} subscriptions/listen streams open (svc.mcp.max-sessions-per-credential); close one first`,
+        );
+      return writeResponse(res, await this.modernHandler(sdk).fetch(request, { authInfo, parsedBody: message }));
+    }
     if (existing) {
       existing.lastUsed = this.now();
       return writeResponse(res, await existing.transport.handleRequest(request, { authInfo, parsedBody: message }));
@@ -355,10 +378,27 @@ export class ToolServer {
     return session;
   }
 
+  private get maxPerCredential(): number {
+    return this.options.maxSessionsPerCredential ?? 10;
+  }
+
+  /** Counts the credential's open subscriptions/listen streams until `res` closes; false when it has its cap of them. */
+  private admitStream(credential: string, res: ServerResponse): boolean {
+    const open = this.streams.get(credential) ?? 0;
+    if (open >= this.maxPerCredential) return false;
+    this.streams.set(credential, open + 1);
+    res.once('close', () => {
+      const left = (this.streams.get(credential) ?? 1) - 1;
+      if (left > 0) this.streams.set(credential, left);
+      else this.streams.delete(credential);
+    });
+    return true;
+  }
+
   /** Keeps each credential within its session cap: its least recently used sessions are closed. */
   private closeLeastRecentlyUsedOf(owner: string): void {
     const own = [...this.sessions.entries()].filter(([, s]) => s.owner === owner).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [id, session] of own.slice(0, Math.max(0, own.length - (this.options.maxSessionsPerCredential ?? 10)))) {
+    for (const [id, session] of own.slice(0, Math.max(0, own.length - this.maxPerCredential))) {
       this.sessions.delete(id);
       this.closedSessions++;
       void session.transport.close().catch(() => undefined);
@@ -408,12 +448,8 @@ export class ToolServer {
     const maxBytes = maxOutputBytes(this.options.services);
     try {
       if (!context) throw new AgentError('no caller identity on this request');
-      // `_meta` names the agent of this call, over the headers; both refine the credential once.
-      const declared = {
-        agentName: typeof meta?.agentName === 'string' ? meta.agentName : context.declared.agentName,
-        role: typeof meta?.agentRole === 'string' ? meta.agentRole : context.declared.role,
-      };
-      const caller = this.options.authenticator.refine(context.credential, declared);
+      // `_meta` names the agent of this call and may lower further the role the headers left, never raise it back.
+      const caller = this.options.authenticator.refine(context.caller, { agentName: declaredIn(meta, 'agentName'), role: declaredIn(meta, 'agentRole') });
       record.caller(caller);
       if (!caller.permissions.has(tool.permission)) {
         throw new AgentError(
@@ -440,10 +476,8 @@ function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/** Who sent a request: the credential, the name and role its headers declare, and the two applied; and from where. */
+/** Who sent a request (the credential lowered by its headers' name and role) and from where. */
 interface RequestContext {
-  readonly credential: CallerIdentity;
-  readonly declared: Declared;
   readonly caller: CallerIdentity;
   /** The `MCP-Protocol-Version` header, when sent. */
   readonly protocolVersion: string | undefined;
@@ -451,7 +485,12 @@ interface RequestContext {
   readonly clientPort: number | undefined;
 }
 
-type Declared = { readonly agentName: string | undefined; readonly role: string | undefined };
+/** The agent name or role a tool call's `_meta` declares: a string when sent. */
+function declaredIn(meta: Record<string, unknown> | undefined, key: 'agentName' | 'agentRole'): string | undefined {
+  const value = meta?.[key];
+  if (value === undefined || typeof value === 'string') return value;
+  throw new AgentError(`_meta.${key} must be a string (${key === 'agentName' ? "the agent's name" : "a role within the credential's"}); got ${jsonKind(value)}`);
+}
 
 /** The protocol version a 2026-07-28 request's `_meta` envelope names (the SDK's public types leave the envelope's keys out). */
 function envelopeVersion(ctx: ServerContext): string | undefined {
@@ -472,6 +511,11 @@ function invalidForSdk(sdk: McpSdk, message: unknown, types: Readonly<Record<str
   const type = typeof method === 'string' && Object.hasOwn(types, method) ? types[method] : undefined;
   if (!type || (message as { id?: unknown }).id === undefined) return undefined;
   const checked = sdk.specTypeSchemas[type]['~standard'].validate(message);
+  // A schema that throws (it should not, within MAX_NESTING) validates asynchronously: refused, its rejection handled.
+  if (checked instanceof Promise) {
+    checked.catch(() => undefined);
+    return `${printable(method as string, 64)}: the request could not be checked against its schema`;
+  }
   const issue = checked.issues?.[0];
   if (!issue) return undefined;
   const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');

@@ -82,7 +82,7 @@ it('keeps what agents can make it hold under the stated ceiling', async () => {
   // Two-byte characters, so every string takes the most memory it can.
   const longest = (n: number, seed: number) => `${seed}:`.padEnd(n, '€');
   let pushedBytes = 0;
-  for (let round = 0; round < 18; round++) {
+  for (let round = 0; round < 22; round++) {
     await Promise.all(
       agents.map(async (call, a) => {
         const created = await call('create_session', { incident_id: incidentId }, { agentName: longest(INPUT_LIMITS.agentName, a) });

@@ -115,6 +115,21 @@ describe.each(PROTOCOLS)('identity, MCP %s', (protocol: Protocol) => {
     expect(harness.services.audit.recent()).toEqual([]);
   });
 
+  it("lets _meta lower the headers' role further, never raise it back, and refuses a _meta name or role that is not a string", async () => {
+    harness = await mcpHarness('', { protocol });
+    const lowered = await harness.connect(TOKENS.ops, { 'x-agent-role': 'observer' });
+    const raisedBack = await harness.call(lowered, 'get_service_health', {}, { agentRole: 'operator' });
+    expect(raisedBack).toMatchObject({ isError: true, text: 'role "operator" is not within the caller\'s role "observer"; a declared role can only lower permissions' });
+    const remediation = await harness.call(lowered, 'list_remediation_actions', { operation_name: 'GET /orders/{id}' }, { agentRole: 'operator' });
+    expect(remediation.isError).toBe(true);
+    expect((await harness.call(lowered, 'get_service_health', {}, { agentRole: 'observer' })).isError).toBeFalsy();
+    expect(await harness.call(lowered, 'get_service_health', {}, { agentRole: {} })).toMatchObject({
+      isError: true,
+      text: "_meta.agentRole must be a string (a role within the credential's); got object",
+    });
+    expect(await harness.call(lowered, 'get_service_health', {}, { agentName: 5 })).toMatchObject({ isError: true, text: "_meta.agentName must be a string (the agent's name); got number" });
+  });
+
   it('marks a self-declared name without a token as unverified in sessions and the audit trail', async () => {
     harness = await mcpHarness('', { tokens: false, protocol });
     harness.request('/orders/:id', 20);
@@ -175,6 +190,58 @@ describe('MCP sessions', () => {
     for (let i = 0; i < 30; i++) expect((await post(harness.url, TOKENS.watch, { jsonrpc: '2.0', id: i, method: 'tools/list', params: {} }, { protocol: '2026-07-28' })).status).toBe(200);
     expect(harness.server.closedSessions).toBe(0);
     expect((await lead.listTools()).tools).toHaveLength(15);
+  });
+});
+
+describe('subscriptions/listen streams, MCP 2026-07-28', () => {
+  /** Opens a listen stream and resolves once its answer's headers arrived: the stream, or the refusal's status and body. */
+  function listen(url: string, token: string): Promise<{ status: number; body: string; close: () => void }> {
+    const target = new URL(url);
+    const body = JSON.stringify(withEnvelope({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } } }));
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: '/mcp',
+          method: 'POST',
+          agent: false,
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'subscriptions/listen',
+          },
+        },
+        (res) => {
+          const close = () => req.destroy();
+          if (res.headers['content-type']?.startsWith('text/event-stream')) return resolve({ status: res.statusCode!, body: '', close });
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text, close }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it("are capped per credential, so one caller cannot hold the server's connections; another credential is served", async () => {
+    harness = await mcpHarness('', { protocol: '2026-07-28', approverTokens: true });
+    const streams = [];
+    for (let i = 0; i < 10; i++) streams.push(await listen(harness.url, TOKENS.watch));
+    expect(streams.map((s) => s.status)).toEqual(Array(10).fill(200));
+    const refused = await listen(harness.url, TOKENS.watch);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body).error.message).toBe('this credential has 10 subscriptions/listen streams open (svc.mcp.max-sessions-per-credential); close one first');
+    const other = await listen(harness.url, TOKENS.lead);
+    expect(other.status).toBe(200);
+    const lead = await harness.connect(TOKENS.lead);
+    expect((await lead.listTools()).tools).toHaveLength(15);
+    streams[0]!.close();
+    await expect.poll(async () => (await listen(harness!.url, TOKENS.watch)).status).toBe(200);
+    for (const stream of [...streams, other]) stream.close();
   });
 });
 
@@ -320,6 +387,48 @@ describe.each(PROTOCOLS)('protocol edges, MCP %s', (protocol: Protocol) => {
     await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/{id}', reason: 'r' }, { agentName: 'from-meta' });
     await harness.call(ops, 'execute_remediation', { action_name: 'escalate:GET /orders/{id}', reason: 'r' });
     expect(harness.services.audit.recent().map((e) => e.agentName)).toEqual(['ops-bot/from-header', 'ops-bot/from-meta']);
+  });
+
+  it("refuses nesting deeper than 64 levels, which overflowed the SDK's schema checks and ended the host", async () => {
+    harness = await mcpHarness('', { protocol });
+    const lead = await harness.connect(TOKENS.lead);
+    const nested = (levels: number) => {
+      let value: Record<string, unknown> = {};
+      for (let i = 1; i < levels; i++) value = { a: value };
+      return value;
+    };
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_service_health', arguments: {}, _meta: { deep: nested(3000) } } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: { deep: nested(3000) } } },
+      ...(modern
+        ? []
+        : [{ jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { experimental: nested(3000) }, clientInfo: { name: 'x', version: '1' } } }]),
+    ];
+    for (const body of requests) {
+      const { status, json } = await post(harness.url, TOKENS.lead, body, { sessionId: body.method === 'initialize' ? undefined : sessionOf(lead), protocol });
+      expect(status, body.method).toBe(400);
+      expect(json.error).toEqual({ code: -32600, message: 'the request nests objects and arrays more than 64 levels deep; MCP messages nest a few' });
+    }
+    // The message's own object is level 1: params, _meta and 61 levels under it are 64.
+    const deepest = { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: { deep: nested(61) } } };
+    const { json: answered } = await post(harness.url, TOKENS.lead, deepest, { sessionId: sessionOf(lead), protocol });
+    expect(answered.error).toBeUndefined();
+    const { json: beyond } = await post(harness.url, TOKENS.lead, { ...deepest, params: { _meta: { deep: nested(62) } } }, { sessionId: sessionOf(lead), protocol });
+    expect(beyond.error?.code).toBe(-32600);
+    expect((await lead.listTools()).tools).toHaveLength(15);
+  });
+
+  it('refuses an initialize or subscriptions/listen over 4 KiB: the server keeps them as long as what they open', async () => {
+    harness = await mcpHarness('', { protocol });
+    const method = modern ? 'subscriptions/listen' : 'initialize';
+    const params = (name: string) =>
+      modern
+        ? { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/clientInfo': { name, version: '1' } } }
+        : { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1' } };
+    const { status, json } = await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 1, method, params: params('n'.repeat(5000)) }, { protocol });
+    expect(status).toBe(413);
+    expect(json.error?.message).toMatch(new RegExp(`^${method} is kept for as long as what it opens: at most 4096 bytes are accepted, this one has 5\\d{3}$`));
+    if (!modern) expect((await post(harness.url, TOKENS.lead, { jsonrpc: '2.0', id: 2, method, params: params('n'.repeat(3000)) })).status).toBe(200);
   });
 
   it('refuses JSON-RPC batches, which would carry 100 calls through one rate-limited request', async () => {

@@ -117,7 +117,7 @@ describe.each(PROTOCOLS)('MCP %s', (protocol: Protocol) => {
       driveIncident(harness);
       const lowered = await harness.connect(TOKENS.ops, { 'x-agent-name': 'night-shift', 'x-agent-role': 'observer' });
       expect((await lowered.listTools()).tools.map((t) => t.name)).not.toContain('create_session');
-      await expect(harness.connect(TOKENS.triage, { 'x-agent-role': 'admin' })).rejects.toThrow(/403|not within the credential's role/);
+      await expect(harness.connect(TOKENS.triage, { 'x-agent-role': 'admin' })).rejects.toThrow(/403|not within the caller's role/);
       const triage = await harness.connect(TOKENS.triage);
       const raised = await harness.call(triage, 'get_service_health', {}, { agentRole: 'admin' });
       expect(raised).toMatchObject({ isError: true, text: expect.stringContaining('can only lower permissions') });
