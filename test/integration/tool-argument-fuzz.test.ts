@@ -1,8 +1,9 @@
 /**
  * 2,400 seeded calls over real MCP to every tool of a real service under the preload, with
  * random, oversized, unicode, control-character, wrongly typed and prototype-named arguments and
- * `_meta`: no call may crash the service or answer -32603 (an internal error), protocol errors
- * are one line, and the service keeps serving its own traffic and its agents.
+ * `_meta`, and messages nested thousands of levels deep: no call may crash the service or answer
+ * -32603 (an internal error), protocol errors are one line, and the service keeps serving its own
+ * traffic and its agents.
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -143,6 +144,33 @@ it('survives 2,400 hostile tool calls: no crash, no -32603, the service keeps se
       outcomes.protocolErrors++;
     }
     if (i % 400 === 399) expect((await app.get(`/orders/${i}`)).status).toBeLessThan(500);
+  }
+  // Nesting the SDK's recursive schema checks could not take (2,000 levels overflowed the stack and ended the process).
+  for (const levels of [2_000, 100_000]) {
+    const nested = `${'{"a":'.repeat(levels)}{}${'}'.repeat(levels)}`;
+    const bodies = [
+      {
+        session: false,
+        body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"experimental":${nested}},"clientInfo":{"name":"x","version":"1"}}}`,
+      },
+      { session: true, body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_service_health","_meta":{"deep":${nested}}}}` },
+    ];
+    for (const { session, body } of bodies) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: 'Bearer ops-demo-token',
+          'mcp-protocol-version': '2025-11-25',
+          ...(session && { 'mcp-session-id': sessionId }),
+        },
+        body,
+      });
+      expect(response.status, `${levels} levels`).toBe(400);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain('more than 64 levels deep');
+      expect((await app.get('/orders/2')).status).toBe(200);
+    }
   }
   console.log(`tool-argument fuzz: ${CALLS} calls: ${outcomes.results} results (${outcomes.isError} isError), ${outcomes.protocolErrors} -32602`);
   expect(app.child.exitCode).toBeNull();
