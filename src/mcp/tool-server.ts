@@ -15,10 +15,11 @@
  * credential's (403), the MCP session of 2025 clients, which belongs to the credential that
  * opened it (another credential gets 404), the body limit (413, chunked or not), batches (400),
  * nesting beyond MAX_NESTING (400), an initialize or subscriptions/listen over
- * MAX_KEPT_REQUEST_BYTES (413: kept as long as its session or stream), a credential's
- * subscriptions/listen streams beyond its session cap (429) and malformed params (-32602). Per tool call: unknown tool -> JSON-RPC -32602; insufficient
- * permission, missing or invalid argument, refused action (any AgentError) -> a result with
- * `isError: true` that says what to send instead. Nothing a tool does can throw into the host.
+ * MAX_KEPT_REQUEST_BYTES (413: kept as long as its session or stream), malformed params
+ * (-32602) and a credential's subscriptions/listen streams beyond its session cap (429). Per
+ * tool call: unknown tool -> JSON-RPC -32602; insufficient permission, missing or invalid
+ * argument, refused action (any AgentError) -> a result with `isError: true` that says what to
+ * send instead. Nothing a tool does can throw into the host.
  */
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
@@ -260,14 +261,14 @@ export class ToolServer {
     if (nestsDeeperThan(message, MAX_NESTING))
       return this.answerError(res, 400, requestId(message), INVALID_REQUEST, `the request nests objects and arrays more than ${MAX_NESTING} levels deep; MCP messages nest a few`);
     const method = (message as { method?: unknown } | null)?.method;
-    const kept = typeof method === 'string' && KEPT_REQUESTS.has(method);
-    if (kept && Buffer.byteLength(body) > MAX_KEPT_REQUEST_BYTES)
+    const bytes = Buffer.byteLength(body);
+    if (typeof method === 'string' && KEPT_REQUESTS.has(method) && bytes > MAX_KEPT_REQUEST_BYTES)
       return this.answerError(
         res,
         413,
         requestId(message),
         INVALID_REQUEST,
-        `${method} is kept for as long as what it opens: at most ${MAX_KEPT_REQUEST_BYTES} bytes are accepted, this one has ${Buffer.byteLength(body)}`,
+        `${method} is kept for as long as what it opens: at most ${MAX_KEPT_REQUEST_BYTES} bytes are accepted, this one has ${bytes}`,
       );
     const sdk = await loadMcpSdk();
     // The SDK's own classification: a request carrying the 2026-07-28 `_meta` envelope (or its protocol header) is modern.
