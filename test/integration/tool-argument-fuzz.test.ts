@@ -94,19 +94,22 @@ it('survives 2,400 hostile tool calls: no crash, no -32603, the service keeps se
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer ops-demo-token' } } }));
 
   const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
-  /** A tools/call the SDK client would not send: params, name or arguments of the wrong type. */
-  const raw = async (params: unknown): Promise<{ code?: number; message: string }> => {
-    const response = await fetch(url, {
+  /** A message as a 2025 client outside the SDK would send it, on the client's session or on none. */
+  const post = (body: string, onSession = true) =>
+    fetch(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         authorization: 'Bearer ops-demo-token',
-        'mcp-session-id': sessionId,
         'mcp-protocol-version': '2025-11-25',
+        ...(onSession && { 'mcp-session-id': sessionId }),
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+      body,
     });
+  /** A tools/call the SDK client would not send: params, name or arguments of the wrong type. */
+  const raw = async (params: unknown): Promise<{ code?: number; message: string }> => {
+    const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }));
     const body = await response.text();
     const json = JSON.parse(
       body.startsWith('event:')
@@ -156,17 +159,7 @@ it('survives 2,400 hostile tool calls: no crash, no -32603, the service keeps se
       { session: true, body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_service_health","_meta":{"deep":${nested}}}}` },
     ];
     for (const { session, body } of bodies) {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: 'Bearer ops-demo-token',
-          'mcp-protocol-version': '2025-11-25',
-          ...(session && { 'mcp-session-id': sessionId }),
-        },
-        body,
-      });
+      const response = await post(body, session);
       expect(response.status, `${levels} levels`).toBe(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).toContain('more than 64 levels deep');
       expect((await app.get('/orders/2')).status).toBe(200);
