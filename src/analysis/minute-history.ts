@@ -61,7 +61,7 @@ export class MinuteHistory {
   private started = false;
   /** Counts requests added, so a summary read twice within a minute without traffic is computed once. */
   private writes = 0;
-  private summaryOf: { writes: number; minute: number; count: number; value: MinuteSummary } | undefined;
+  private summaryOf: CachedSummary | undefined;
   /** The histograms of the last `recentMinutes` minutes summed, while the ring's newest minute is `recentBucket`. */
   private readonly recentSum = newHistogram();
   // -1, not NaN: a whole number stays a small integer in the field, read per span without a heap box.
@@ -115,7 +115,7 @@ export class MinuteHistory {
     const cached = this.summaryOf;
     if (cached && cached.writes === this.writes && cached.minute === minute && cached.count === count) return cached.value;
     const value = this.computeSummary(now, count);
-    this.summaryOf = { writes: this.writes, minute, count, value };
+    this.summaryOf = new CachedSummary(this.writes, minute, count, value);
     return value;
   }
 
@@ -129,7 +129,7 @@ export class MinuteHistory {
     const errors = this.recentErrors;
     const p50 = percentileOfCounted(this.recentSum, this.recentLatencies, 0.5);
     const p99 = percentileOfCounted(this.recentSum, this.recentLatencies, 0.99);
-    return { count: requests, errors, errorRate: requests ? errors / requests : 0, p50, p99 };
+    return new RecentSummary(requests, errors, p50, p99);
   }
 
   /** Sums the `minutes` minutes up to the one in `newest` afresh. */
@@ -198,5 +198,31 @@ export class MinuteHistory {
         p99: histogramPercentile(histogram, 0.99),
       };
     });
+  }
+}
+
+// Classes, not object literals: a busy health read makes both for every operation and keeps them
+// until the next request, and V8 allocates a literal's objects that survive young collections
+// straight in the old generation (see OperationHealthRead in health-aggregator.ts).
+
+class CachedSummary {
+  constructor(
+    readonly writes: number,
+    readonly minute: number,
+    readonly count: number,
+    readonly value: MinuteSummary,
+  ) {}
+}
+
+class RecentSummary implements MinuteSummary {
+  readonly errorRate: number;
+
+  constructor(
+    readonly count: number,
+    readonly errors: number,
+    readonly p50: number,
+    readonly p99: number,
+  ) {
+    this.errorRate = count ? errors / count : 0;
   }
 }

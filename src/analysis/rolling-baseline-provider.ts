@@ -48,7 +48,7 @@ export class RollingBaselineProvider implements BaselineProvider {
   baselineOf(window: RollingWindow | undefined): Baseline | undefined {
     if (!this.isBaseline(window)) return undefined;
     // Read on every health call for every operation: no arrays for the two percentiles.
-    return { latencyP50Ms: window.percentile(0.5, 0), latencyP99Ms: window.percentile(0.99, 1), errorRate: window.errorRate, learned: true };
+    return new LearnedBaseline(window.percentile(0.5, 0), window.percentile(0.99, 1), window.errorRate);
   }
 
   /** Forgets an operation's observations (keeping its slot), after an intended change of behaviour. */
@@ -65,4 +65,19 @@ export class RollingBaselineProvider implements BaselineProvider {
   get overflow(): number {
     return this.windows.overflow;
   }
+}
+
+/**
+ * A class, not an object literal: each health read makes one per operation and keeps it until the
+ * tool has answered, and V8 allocates a literal's objects that survive young collections straight
+ * in the old generation (see OperationHealthRead in health-aggregator.ts).
+ */
+class LearnedBaseline implements Baseline {
+  readonly learned = true;
+
+  constructor(
+    readonly latencyP50Ms: number,
+    readonly latencyP99Ms: number,
+    readonly errorRate: number,
+  ) {}
 }
