@@ -120,25 +120,28 @@ describe.skipIf(!available)('a rogue writer floods the fleet channel', () => {
     const b = await replica('replica-b', 'hostile-incidents');
     const rogue = await redis.rogueClient();
     const id = 'INC-20261122-rogue-0001';
+    // Detections within resolve-after of the replica's clock: an incident it resolved would be
+    // written back, and its copy could overwrite the rogue's next record before the notice is read.
+    const detectedAt = b.h.clock.now();
     for (let round = 0; round < 20; round++) {
       const junk = Array.from({ length: 64 }, (_, i) => `pattern-${round}-${i}-${'p'.repeat(1000)}`);
       const record = {
         id,
         operation: 'GET /a',
-        openedAt: 1,
+        openedAt: detectedAt,
         status: 'open',
         peakSeverity: 'LOW',
         patterns: ['error_rate_spike', ...junk],
         patternOnsets: junk.map((p) => [p, 1]),
         maxAnomalyScore: 1,
-        lastDetectionAt: 1 + round,
+        lastDetectionAt: detectedAt + round,
         trigger: 'anomaly',
         sloAlerts: junk.map((p) => `slo-${p}-${'s'.repeat(20_000)}`),
         replicas: [],
       };
       await rogue.hSet('svc:{hostile-incidents}:incidents', id, JSON.stringify(record));
       await rogue.publish('svc:{hostile-incidents}:fleet', JSON.stringify({ kind: 'records', from: 'rogue', changes: [['incidents', id]] }));
-      await expect.poll(() => b.incidents.byId(id)?.lastDetectionAt, { timeout: 3000 }).toBe(1 + round);
+      await expect.poll(() => b.incidents.byId(id)?.lastDetectionAt, { timeout: 3000 }).toBe(detectedAt + round);
     }
     const incident = b.incidents.byId(id)!;
     // Before: 1,281 patterns and their onsets (every name read kept), 64 alerts of 20 KB each.
