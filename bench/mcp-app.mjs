@@ -1,11 +1,21 @@
 // The MCP benchmark's app (bench/mcp-session.mjs): plain node:http under the preload, run with
 // --expose-gc. GET /__fill tracks `count` operations of 40 requests each in svc's engine (as its
 // span processor would), GET /__traffic adds one request to each, GET /__memory reports the
-// process's memory after garbage collection. The tool bench_ok answers "ok": the protocol path alone,
-// the floor under the other tools' times.
+// process's memory after garbage collection, GET /__answer-times the time svc's tool server took
+// to answer each POST /mcp since the last ask (request received to response written, ms, as
+// node:http's diagnostics channel sees them, the way a server-side latency metric measures it).
+// The tool bench_ok answers "ok": the protocol path alone, the floor under the other tools' times.
 // Prints "LISTENING <port>".
+import diagnostics from 'node:diagnostics_channel';
 import http from 'node:http';
 import { currentEngine, registerTool } from '@svc/register/api';
+
+let answerTimes = [];
+diagnostics.subscribe('http.server.request.start', ({ request, response }) => {
+  if (request.method !== 'POST' || !request.url.startsWith('/mcp')) return;
+  const start = performance.now();
+  response.once('finish', () => answerTimes.length < 100_000 && answerTimes.push(performance.now() - start));
+});
 
 registerTool({ name: 'bench_ok', description: 'Answers ok', permission: 'READ', readOnly: true }, () => 'ok');
 
@@ -21,6 +31,9 @@ const server = http.createServer((req, res) => {
     const engine = currentEngine();
     for (const name of engine.health.operations()) engine.observe(name, 5 + Math.random() * 30, Math.random() < 0.05);
     res.writeHead(204).end();
+  } else if (url.pathname === '/__answer-times') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answerTimes));
+    answerTimes = [];
   } else if (url.pathname === '/__memory') {
     globalThis.gc();
     globalThis.gc();

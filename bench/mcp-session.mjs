@@ -12,8 +12,10 @@
 //   each per protocol after 300 untimed ones, one at a time, latency as the agent sees it over loopback HTTP; idle (no
 //   traffic between calls) and busy (every operation had a request since the last call). Then the app's
 //   bench_ok, which answers "ok": the protocol path alone, for reference. Each call through the SDK
-//   client alternates with the same request sent again over plain node:http ("raw"): the server's
-//   answer time without the client SDK's own work, side by side. This process's own garbage
+//   client alternates with the same request sent again over plain node:http ("raw"): the
+//   answer over loopback without the client SDK's own work, side by side. The app also times
+//   its answer to each of them, from the request received to the response written ("the
+//   server's answer", bench/mcp-app.mjs): what svc's tool server itself takes. This process's own garbage
 //   collections are recorded too: a call's time less the collection pauses within it is the
 //   agent's wait without its own collector (the official client allocates some 150-200 KB a call
 //   and its young collections pause it for 5-17 ms, whatever the server answers).
@@ -157,6 +159,7 @@ try {
       for (let i = 0; i < WARM_UP_CALLS; i++) await raw(request);
       // Idle: no traffic between calls, so what the tools read is unchanged; busy: every operation had a request since the last call.
       for (const busy of [false, true]) {
+        await get('/__answer-times');
         const times = { sdk: [], raw: [] };
         const sdkCalls = [];
         for (let i = 0; i < CALLS; i++) {
@@ -177,8 +180,9 @@ try {
         const paused = sdkCalls.map(([start, end]) => collectingWithin(start, end));
         const lessCollections = sdkCalls.map(([start, end], i) => end - start - paused[i]);
         const figures = (t) => `p50 ${ms(quantile(t, 0.5))}, p99 ${ms(quantile(t, 0.99))}`;
+        const answers = await get('/__answer-times');
         console.log(
-          `${protocol} ${name}, ${busy ? 'busy' : 'idle'}: ${figures(times.sdk)}; less the client's collections p99 ${ms(quantile(lessCollections, 0.99))} (${paused.filter((p) => p > 0).length} calls paused by one); raw ${figures(times.raw)} (${CALLS} calls each, ${operations} operations)`,
+          `${protocol} ${name}, ${busy ? 'busy' : 'idle'}: ${figures(times.sdk)}; less the client's collections p99 ${ms(quantile(lessCollections, 0.99))} (${paused.filter((p) => p > 0).length} calls paused by one); raw ${figures(times.raw)}; the server's answer ${figures(answers)} (${CALLS} calls each way, ${operations} operations)`,
         );
       }
     }

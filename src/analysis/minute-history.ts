@@ -201,9 +201,8 @@ export class MinuteHistory {
   }
 }
 
-// Classes, not object literals: a busy health read makes both for every operation and keeps them
-// until the next request, and V8 allocates a literal's objects that survive young collections
-// straight in the old generation (see OperationHealthRead in health-aggregator.ts).
+// Classes, not object literals, for the reason OperationHealthRead (health-aggregator.ts) gives:
+// a busy health read makes both for every operation.
 
 class CachedSummary {
   constructor(

@@ -67,11 +67,7 @@ export class RollingBaselineProvider implements BaselineProvider {
   }
 }
 
-/**
- * A class, not an object literal: each health read makes one per operation and keeps it until the
- * tool has answered, and V8 allocates a literal's objects that survive young collections straight
- * in the old generation (see OperationHealthRead in health-aggregator.ts).
- */
+/** A class, not an object literal, for the reason OperationHealthRead (health-aggregator.ts) gives: each health read makes one per operation. */
 class LearnedBaseline implements Baseline {
   readonly learned = true;
 
