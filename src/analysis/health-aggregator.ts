@@ -33,7 +33,15 @@ import type { SloCompliance, SloStatus, SloTracker } from './slo-tracker.js';
 
 export type ServiceStatus = 'HEALTHY' | 'DEGRADED' | 'CRITICAL';
 
-export interface OperationHealth {
+/**
+ * An operation's health as one read found it. A class, not an object literal: a health read makes
+ * one per operation and keeps them all until the tool has answered, so young collections find
+ * them alive, and V8 then allocates a literal's later objects straight in the old generation
+ * (allocation-site pretenuring; a class's instances have no allocation site). An agent polling
+ * get_service_health with 500 operations left 141 KB a call that only full collections reclaim
+ * (docs/analysis.md, Cost).
+ */
+export class OperationHealth {
   readonly operation: string;
   readonly requestCount: number;
   readonly errorRate: number;
@@ -54,6 +62,23 @@ export interface OperationHealth {
   readonly learnedErrorRate: number | undefined;
   /** A fresh process's slow first requests, when they were markedly slower than the baseline. */
   readonly coldStart: ColdStart | undefined;
+
+  constructor(operation: string, recent: MinuteSummary, baselines: OperationBaselines, reasons: readonly string[], recentMinutes: number) {
+    this.operation = operation;
+    this.requestCount = recent.count;
+    this.errorRate = recent.errorRate;
+    this.p50 = recent.p50;
+    this.p99 = recent.p99;
+    this.throughputPerMinute = recent.count / recentMinutes;
+    this.elevated = reasons.length > 0;
+    this.elevatedReasons = reasons;
+    this.baseline = baselines.baseline;
+    this.baselineState = baselines.baseline === undefined ? 'learning' : baselines.baseline.learned ? 'learned' : 'configured';
+    this.samples = baselines.samples;
+    this.expectedErrorRate = baselines.expectedErrorRate;
+    this.learnedErrorRate = baselines.learnedErrorRate;
+    this.coldStart = baselines.coldStart;
+  }
 }
 
 /**
@@ -155,48 +180,6 @@ const slower = (value: number, base: number): boolean => value > ELEVATION_FACTO
 const ms = (value: number): string => `${value < 10 ? value.toFixed(1) : Math.round(value)}ms`;
 const percent = (value: number): string => `${(value * 100).toFixed(1)}%`;
 
-/**
- * An operation's health as one read found it. A class, not an object literal: a health read makes
- * one per operation and keeps them all until the tool has answered, so young collections find
- * them alive, and V8 then allocates a literal's later objects straight in the old generation
- * (allocation-site pretenuring; a class's instances have no allocation site). An agent polling
- * get_service_health with 500 operations left 141 KB a call that only full collections reclaim
- * (docs/analysis.md, Cost).
- */
-class OperationHealthRead implements OperationHealth {
-  readonly operation: string;
-  readonly requestCount: number;
-  readonly errorRate: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly throughputPerMinute: number;
-  readonly elevated: boolean;
-  readonly elevatedReasons: readonly string[];
-  readonly baseline: Baseline | undefined;
-  readonly baselineState: BaselineState;
-  readonly samples: number;
-  readonly expectedErrorRate: number | undefined;
-  readonly learnedErrorRate: number | undefined;
-  readonly coldStart: ColdStart | undefined;
-
-  constructor(operation: string, recent: MinuteSummary, baselines: OperationBaselines, reasons: readonly string[], recentMinutes: number) {
-    this.operation = operation;
-    this.requestCount = recent.count;
-    this.errorRate = recent.errorRate;
-    this.p50 = recent.p50;
-    this.p99 = recent.p99;
-    this.throughputPerMinute = recent.count / recentMinutes;
-    this.elevated = reasons.length > 0;
-    this.elevatedReasons = reasons;
-    this.baseline = baselines.baseline;
-    this.baselineState = baselines.baseline === undefined ? 'learning' : baselines.baseline.learned ? 'learned' : 'configured';
-    this.samples = baselines.samples;
-    this.expectedErrorRate = baselines.expectedErrorRate;
-    this.learnedErrorRate = baselines.learnedErrorRate;
-    this.coldStart = baselines.coldStart;
-  }
-}
-
 export class HealthAggregator {
   readonly dependencyHealth: DependencyHealth;
   private readonly clock: Clock;
@@ -264,7 +247,7 @@ export class HealthAggregator {
       }
       if (found.length) reasons = found;
     }
-    return new OperationHealthRead(operation, recent, baselines, reasons, this.recentMinutes);
+    return new OperationHealth(operation, recent, baselines, reasons, this.recentMinutes);
   }
 
   /** With `fleet`, operations and SLOs are the fleet's. */

@@ -201,7 +201,7 @@ export class MinuteHistory {
   }
 }
 
-// Classes, not object literals, for the reason OperationHealthRead (health-aggregator.ts) gives:
+// Classes, not object literals, for the reason OperationHealth (health-aggregator.ts) gives:
 // a busy health read makes both for every operation.
 
 class CachedSummary {

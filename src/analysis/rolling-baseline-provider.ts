@@ -67,7 +67,7 @@ export class RollingBaselineProvider implements BaselineProvider {
   }
 }
 
-/** A class, not an object literal, for the reason OperationHealthRead (health-aggregator.ts) gives: each health read makes one per operation. */
+/** A class, not an object literal, for the reason OperationHealth (health-aggregator.ts) gives: each health read makes one per operation. */
 class LearnedBaseline implements Baseline {
   readonly learned = true;
 
