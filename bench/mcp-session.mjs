@@ -182,7 +182,7 @@ try {
         const figures = (t) => `p50 ${ms(quantile(t, 0.5))}, p99 ${ms(quantile(t, 0.99))}`;
         const answers = await get('/__answer-times');
         console.log(
-          `${protocol} ${name}, ${busy ? 'busy' : 'idle'}: ${figures(times.sdk)}; less the client's collections p99 ${ms(quantile(lessCollections, 0.99))} (${paused.filter((p) => p > 0).length} calls paused by one); raw ${figures(times.raw)}; the server's answer ${figures(answers)} (${CALLS} calls each way, ${operations} operations)`,
+          `${protocol} ${name}, ${busy ? 'busy' : 'idle'}: ${figures(times.sdk)}; less the client's collections p99 ${ms(quantile(lessCollections, 0.99))} (${paused.filter((p) => p > 0).length} calls paused by one); raw ${figures(times.raw)}; the server's answer ${figures(answers)} (${CALLS} calls each way; the server's answer over all ${answers.length}; ${operations} operations)`,
         );
       }
     }

@@ -73,6 +73,7 @@ for (const [name, args] of [
     else console.log(`${label}: before ${figures(times.before)}; now ${figures(times.now)}; p50 now/before ${(quantile(times.now, 0.5) / quantile(times.before, 0.5)).toFixed(2)}`);
   }
   // What 100 idle calls leave in the old generation: objects V8 decides to allocate there (pretenuring) are freed only by full collections, pauses of 5-20 ms in an app (docs/mcp.md, Cost).
+  // V8 pretenures only once its young generation is at its largest, which this process's may not reach: test/analysis/health-read-old-generation.test.ts measures a health read with a 1 MB one.
   const grown = {};
   for (const [which, { tools, context }] of Object.entries(sides)) {
     globalThis.gc?.();
