@@ -5,12 +5,13 @@
  * src/analysis knows nothing of configuration, metadata or telemetry.
  */
 
-import type { Baseline, BaselineProvider } from './analysis/baseline.js';
+import type { Baseline, BaselineProvider, ConfiguredFigures } from './analysis/baseline.js';
 import { ChangeTracker, recordingStateChanges } from './analysis/change-tracker.js';
 import { type Clock, SpanClock, systemClock } from './analysis/clock.js';
 import { DependencyHealth } from './analysis/dependency-health.js';
 import type { EmitEvent } from './analysis/emit-event.js';
 import { Engine as AnalysisEngine, type EngineOptions as AnalysisEngineOptions } from './analysis/engine.js';
+import { NormalMemory } from './analysis/normal-memory.js';
 import { PatternMatcher } from './analysis/pattern-matcher.js';
 import { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
 import type { SloDefinition } from './analysis/slo-tracker.js';
@@ -89,17 +90,19 @@ export class Engine extends AnalysisEngine {
     const dependencySlots = 2 * config.get<number>('limits.max-dependencies');
     const report = options.report ?? (() => {});
     const staticBaselines = new CatalogBaselineProvider(metadata.operations);
+    const configured = new ConfiguredFiguresOf(metadata.operations);
+    const configuredOf = (operation: string) => configured.of(operation);
     const patternMatcher = new PatternMatcher(config.get('patterns.latency-degradation-factor'), config.get('patterns.error-rate-spike-threshold'), config.get('patterns.cascade-dependency-count'), {
       clock,
-      staticBaselines,
+      configuredOf,
+      learnedFirst: config.get('baselines.source') === 'rolling',
       maxOperations,
       maxDependencies: dependencySlots,
-      watchesErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate !== undefined,
       coldStartLimitOf: () => tightestConsumerSla(metadata),
       thresholds: {
         windowMs: config.get('patterns.window'),
         minWindowSamples: config.get('patterns.min-samples'),
-        referenceMs: config.get('patterns.reference-window'),
+        outageErrorRate: config.get('patterns.outage-error-rate'),
         minLatencyDeviationMs: config.get('anomaly-detection.min-latency-deviation'),
         cascadeWindowMs: config.get('patterns.cascade-window'),
         memorySlotMs: config.get('patterns.memory-leak-slot'),
@@ -134,11 +137,20 @@ export class Engine extends AnalysisEngine {
       rollingBaselines: new RollingBaselineProvider(config.get('baselines.rolling-window-size'), config.get('baselines.rolling-min-samples'), maxOperations, (capacity) =>
         report(`more than ${capacity} operations (svc.limits.max-operations); further ones are not analysed`),
       ),
+      normals: new NormalMemory({
+        clock,
+        horizonMs: config.get('baselines.horizon'),
+        acceptAfterMs: config.get('baselines.accept-after'),
+        minSamples: config.get('baselines.rolling-min-samples'),
+        longestHorizonMs: patternMatcher.longestHorizonMs,
+        learnFromMs: patternMatcher.learnFromMs,
+        maxOperations,
+      }),
       patternMatcher,
       dependencyHealth,
       changes,
       baselineSource: config.get('baselines.source'),
-      expectedErrorRate: (operation) => metadata.operations.resolve(operation).expectedErrorRate,
+      configuredOf,
       anomalyDetection: {
         enabled: config.get('anomaly-detection.enabled'),
         threshold: config.get('anomaly-detection.z-score-threshold'),
@@ -181,7 +193,33 @@ function tightestConsumerSla(metadata: ServiceMetadata): number | undefined {
   return tightest;
 }
 
-/** Static baselines from operations' expected latencies: needs both p50 and p99; error rate undefined when unset (rule 9). */
+/**
+ * Each operation's configured figures (`expected-latency-p50`, `expected-latency-p99`,
+ * `expected-error-rate`), one by one; `expected-error-rate: -1` given explicitly (not the default)
+ * leaves its errors unjudged (rule 9). One object per resolved metadata: read at every judging.
+ */
+class ConfiguredFiguresOf {
+  private readonly figures = new WeakMap<OperationMetadata, ConfiguredFigures>();
+
+  constructor(private readonly operations: OperationCatalog) {}
+
+  of(operation: string): ConfiguredFigures {
+    const metadata = this.operations.resolve(operation);
+    let figures = this.figures.get(metadata);
+    if (!figures) {
+      figures = Object.freeze({
+        latencyP50Ms: metadata.expectedLatencyP50Ms,
+        latencyP99Ms: metadata.expectedLatencyP99Ms,
+        errorRate: metadata.expectedErrorRate,
+        errorsUnjudged: metadata.expectedErrorRate === undefined && metadata.sources.expectedErrorRate?.kind !== 'default',
+      });
+      this.figures.set(metadata, figures);
+    }
+    return figures;
+  }
+}
+
+/** The spec's static baseline record from operations' expected latencies: needs both p50 and p99 (each figure also counts alone: ConfiguredFiguresOf). */
 export class CatalogBaselineProvider implements BaselineProvider {
   /** One baseline object per resolved metadata, so the per-span lookups allocate nothing. */
   private readonly baselines = new WeakMap<OperationMetadata, Baseline | null>();

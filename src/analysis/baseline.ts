@@ -13,6 +13,26 @@ export interface Baseline {
   readonly learned?: boolean;
 }
 
+/**
+ * What configuration says of an operation, figure by figure (`expected-latency-p50`,
+ * `expected-latency-p99`, `expected-error-rate`): each stands alone, and what is not configured is
+ * learned (normal-memory.ts).
+ */
+export interface ConfiguredFigures {
+  readonly latencyP50Ms: number | undefined;
+  readonly latencyP99Ms: number | undefined;
+  readonly errorRate: number | undefined;
+  /** `expected-error-rate: -1` given explicitly: the operation's errors are not judged (rule 9); an outage still is. */
+  readonly errorsUnjudged: boolean;
+}
+
+export const NOTHING_CONFIGURED: ConfiguredFigures = Object.freeze({ latencyP50Ms: undefined, latencyP99Ms: undefined, errorRate: undefined, errorsUnjudged: false });
+
+/** A whole static baseline as figures. */
+export function figuresOf(baseline: Baseline | undefined): ConfiguredFigures {
+  return baseline ? { latencyP50Ms: baseline.latencyP50Ms, latencyP99Ms: baseline.latencyP99Ms, errorRate: baseline.errorRate, errorsUnjudged: false } : NOTHING_CONFIGURED;
+}
+
 export type Confidence = 'LOW' | 'MEDIUM' | 'HIGH';
 
 /** A rolling snapshot of one operation's live traffic. */

@@ -20,7 +20,7 @@ import { ANOMALY, BASELINE, SLO } from '../attribute-names.js';
 import type { Criticality } from '../enums.js';
 import { reportError } from '../report-error.js';
 import { AnomalyDetector, type AnomalyRun } from './anomaly-detector.js';
-import { type Baseline, type BaselineProvider, type BaselineSnapshot, CompositeBaselineProvider, StaticBaselineProvider } from './baseline.js';
+import { type Baseline, type BaselineProvider, type BaselineSnapshot, CompositeBaselineProvider, type ConfiguredFigures, figuresOf, StaticBaselineProvider } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { ChangeTracker, recordingStateChanges } from './change-tracker.js';
 import { CircuitBreakers } from './circuit-breakers.js';
@@ -28,10 +28,14 @@ import { type Clock, SpanClock, systemClock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
 import type { EmitEvent } from './emit-event.js';
 import { ErrorCategories, errorCategoryOf } from './error-categories.js';
-import { type FleetFigures, HealthAggregator, type HealthSummary, type OperationBaselines } from './health-aggregator.js';
+import { type FleetFigures, HealthAggregator, type HealthSummary, OperationBaselines } from './health-aggregator.js';
+import type { LearnedNormal } from './learned-normal.js';
 import { logLatency } from './log-latency.js';
 import type { MinuteHistory } from './minute-history.js';
-import { type ColdStart, type IncidentPattern, type OperationWindow, PATTERN_DESCRIPTIONS, PatternMatcher } from './pattern-matcher.js';
+import { NormalMemory } from './normal-memory.js';
+import { OperationBaseline } from './operation-baseline.js';
+import { deviationOf, type OperationDeviation } from './operation-deviation.js';
+import { type ColdStart, DEFAULT_PATTERN_THRESHOLDS, type IncidentPattern, type OperationWindow, PATTERN_DESCRIPTIONS, PatternMatcher } from './pattern-matcher.js';
 import { RollingBaselineProvider } from './rolling-baseline-provider.js';
 import type { RollingWindow } from './rolling-window.js';
 import { type SloAlert, SloTracker } from './slo-tracker.js';
@@ -45,16 +49,22 @@ export interface EngineOptions {
   /** Static baselines keyed by operation name, or any provider. */
   readonly staticBaselines?: ReadonlyMap<string, Baseline> | BaselineProvider;
   readonly rollingBaselines?: RollingBaselineProvider;
+  /** The learned normals (the long memory); default: built with `normalHorizonMs` and `acceptAfterMs`. */
+  readonly normals?: NormalMemory;
+  /** How long a learned normal remembers (its time constant). Default 6 hours. */
+  readonly normalHorizonMs?: number;
+  /** A deviation lasting this long becomes the new normal. Default 2 hours. */
+  readonly acceptAfterMs?: number;
   readonly patternMatcher?: PatternMatcher;
   readonly sloTracker?: SloTracker;
   readonly dependencyHealth?: DependencyHealth;
   readonly circuitBreakers?: CircuitBreakers;
   readonly changes?: ChangeTracker;
   /**
-   * An operation's expected error rate, the only baseline its errors are judged against; undefined
-   * when none is set (rule 9). Default: the static baseline's error rate.
+   * What configuration says of an operation, figure by figure; what it does not say is learned.
+   * Default: the static baseline's figures.
    */
-  readonly expectedErrorRate?: (operation: string) => number | undefined;
+  readonly configuredOf?: (operation: string) => ConfiguredFigures;
   /** Which baseline spans carry and the chain tries first. Default static. */
   readonly baselineSource?: 'static' | 'rolling';
   readonly anomalyDetection?: {
@@ -94,6 +104,7 @@ const SLO_SEVERITY = { INFO: 'INFO', WARNING: 'WARN', CRITICAL: 'ERROR' } as con
  */
 interface OperationState {
   readonly window: RollingWindow | undefined;
+  readonly normal: LearnedNormal | undefined;
   readonly run: AnomalyRun | undefined;
   readonly recent: OperationWindow | undefined;
   readonly history: MinuteHistory | undefined;
@@ -124,8 +135,16 @@ export interface Detection {
   readonly latencyMs: number;
   readonly isError: boolean;
   readonly zScore: number | undefined;
+  /** The operation's deviation from its normal on the spec's scale (min(1, |z| / 4)), over the horizon that showed it. */
   readonly anomalyScore: number | undefined;
   readonly patterns: readonly IncidentPattern[];
+  /** Most requests are failing: an outage, whatever the configuration. */
+  readonly outage: boolean;
+  /** When the evidence began (the onset of the earliest verdict holding), epoch ms. */
+  readonly onsetMs: number;
+  /** When each window pattern's evidence began: latency_degradation's and error_rate_spike's (NaN when not holding). */
+  readonly latencyOnsetMs: number;
+  readonly errorsOnsetMs: number;
   readonly timestamp: number;
 }
 
@@ -133,6 +152,8 @@ export class Engine {
   /** The engine's clock; its components share one read of it per span. */
   readonly clock: SpanClock;
   readonly rollingBaselines: RollingBaselineProvider;
+  /** What each operation's latency and error rate normally are, learned over hours. */
+  readonly normals: NormalMemory;
   readonly staticBaselines: BaselineProvider;
   readonly baselines: BaselineProvider;
   readonly patternMatcher: PatternMatcher;
@@ -150,7 +171,7 @@ export class Engine {
   /** Which baseline spans carry: static ones from configuration or rolling ones learned here. */
   readonly baselineSource: 'static' | 'rolling';
   private readonly operations: BoundedMap<string, OperationState>;
-  private readonly expectedErrorRateOf: (operation: string) => number | undefined;
+  private readonly configuredOf: (operation: string) => ConfiguredFigures;
   private readonly lastEvent: BoundedMap<string, { at: number; suppressed: number }>;
   private readonly detectionListeners: ((detection: Detection) => void)[] = [];
   private readonly sloAlertListeners: ((alert: SloAlert) => void)[] = [];
@@ -173,13 +194,37 @@ export class Engine {
     const chain = this.baselineSource === 'rolling' ? [this.rollingBaselines, this.staticBaselines] : [this.staticBaselines, this.rollingBaselines];
     // No default baseline at the end: an operation nobody configured is learning until its rolling baseline forms.
     this.baselines = new CompositeBaselineProvider(chain);
-    this.patternMatcher =
-      options.patternMatcher ??
-      new PatternMatcher(undefined, undefined, undefined, { clock: this.clock, staticBaselines: this.staticBaselines, maxOperations, coldStartLimitOf: options.coldStartLimitOf });
+    this.configuredOf = options.configuredOf ?? ((operation) => figuresOf(this.staticBaselines.getBaseline(operation)));
+    const processStartMs = this.clock.now();
+    const normalsFor = (matcher: { longestHorizonMs: number; learnFromMs: number }) =>
+      new NormalMemory({
+        clock: this.clock,
+        horizonMs: options.normalHorizonMs,
+        acceptAfterMs: options.acceptAfterMs,
+        minSamples: this.rollingBaselines.minSamples,
+        longestHorizonMs: matcher.longestHorizonMs,
+        learnFromMs: matcher.learnFromMs,
+        maxOperations,
+      });
+    if (options.patternMatcher) {
+      this.patternMatcher = options.patternMatcher;
+      this.normals = options.normals ?? this.patternMatcher.normals ?? normalsFor(this.patternMatcher);
+      this.patternMatcher.judgeAgainst(this.normals);
+    } else {
+      this.normals = options.normals ?? normalsFor({ longestHorizonMs: DEFAULT_PATTERN_THRESHOLDS.windowMs, learnFromMs: processStartMs + DEFAULT_PATTERN_THRESHOLDS.coldStartWindowMs });
+      this.patternMatcher = new PatternMatcher(undefined, undefined, undefined, {
+        clock: this.clock,
+        configuredOf: this.configuredOf,
+        learnedFirst: this.baselineSource === 'rolling',
+        normals: this.normals,
+        processStartMs,
+        maxOperations,
+        coldStartLimitOf: options.coldStartLimitOf,
+      });
+    }
     this.sloTracker = options.sloTracker ?? new SloTracker(this.clock);
     this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock, emit: this.emit, onRecovery: () => this.patternMatcher.recordRecovery() });
     this.circuitBreakers = options.circuitBreakers ?? new CircuitBreakers(this.emit, () => this.clock.now());
-    this.expectedErrorRateOf = options.expectedErrorRate ?? ((operation) => this.staticBaselines.getBaseline(operation)?.errorRate);
     this.health = new HealthAggregator(this.sloTracker, {
       clock: this.clock,
       dependencyHealth: this.dependencyHealth,
@@ -207,6 +252,7 @@ export class Engine {
       maxOperations,
       (operation): OperationState => ({
         window: this.rollingBaselines.windowFor(operation),
+        normal: this.normals.normalFor(operation),
         run: this.anomalyEnabled ? this.anomalyDetector.runFor(operation) : undefined,
         recent: this.anomalyEnabled ? this.patternMatcher.recentFor(operation) : undefined,
         history: this.health.historyFor(operation),
@@ -260,21 +306,23 @@ export class Engine {
     }
     const { window } = state;
     const log = logLatency(latencyMs);
+    const now = this.clock.now();
+    state.normal?.add(now, log, isError);
     if (this.anomalyEnabled) {
-      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, this.rollingBaselines.isBaseline(window) ? window : undefined, this.clock.now());
-      const patterns = this.patternMatcher.detectPatternsWith(state.recent, operation, latencyMs, isError, state.snapshot, log);
+      const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, this.rollingBaselines.isBaseline(window) ? window : undefined, now);
+      const patterns = this.patternMatcher.detectPatternsWith(state.recent, state.normal, operation, latencyMs, isError, state.snapshot, log);
       if (anomaly || patterns.length) {
         if (span) {
           if (anomaly) span.setAttributes({ [ANOMALY.detected]: true, [ANOMALY.score]: anomaly.score, [ANOMALY.latencyZScore]: anomaly.zScore });
           if (patterns.length) span.setAttributes({ [ANOMALY.detected]: true, [ANOMALY.pattern]: patterns.join(',') });
         }
-        if (patterns.length) this.detected(operation, latencyMs, isError, anomaly, patterns);
+        if (patterns.length) this.detected(operation, latencyMs, isError, anomaly, patterns, state.recent!);
         else if (anomaly!.sustained) this.emitAnomaly(operation, latencyMs, anomaly, undefined);
       }
     }
     if (state.attributes) span?.setAttributes(state.attributes);
     window?.add(latencyMs, isError, log);
-    state.history?.add(this.clock.now(), latencyMs, isError, log);
+    state.history?.add(now, latencyMs, isError, log);
     this.recordSlos(operation, latencyMs, isError, span);
   }
 
@@ -348,23 +396,34 @@ export class Engine {
   }
 
   /**
-   * What health judges the operation against: from the operation's one record the learned baseline,
-   * the rolling window's error rate and size and its cold start (against the configured p99, else
-   * the learned one); from the configuration's entry the configured baseline (before or after the
-   * learned one, in the chain's order) and the expected error rate.
+   * What the operation is judged against, figure by figure (configured where set, else its learned
+   * normal), with its cold start (against that p99) and its current deviation from normal: what
+   * every tool quotes. From the operation's one record and the configuration's entry.
    */
-  private baselinesOf(operation: string): OperationBaselines {
+  baselinesOf(operation: string): OperationBaselines {
     const state = this.operations.get(operation);
-    const configured = this.staticBaselines.getBaseline(operation);
-    const learned = this.rollingBaselines.baselineOf(state?.window);
-    const p99 = configured?.latencyP99Ms ?? learned?.latencyP99Ms;
-    return {
-      baseline: this.baselineSource === 'rolling' ? (learned ?? configured) : (configured ?? learned),
-      expectedErrorRate: this.expectedErrorRateOf(operation),
-      learnedErrorRate: learned?.errorRate,
-      samples: state?.window?.count ?? 0,
-      coldStart: state && this.judgedColdStart(state, p99),
-    };
+    const normal = state?.normal;
+    const baseline = new OperationBaseline(this.configuredOf(operation), this.normals.referenceOf(normal), this.normals.stateOf(normal), this.baselineSource === 'rolling');
+    return new OperationBaselines(baseline, state && this.judgedColdStart(state, baseline.latencyP99Ms), state?.recent && deviationOf(state.recent, this.patternMatcher, operation));
+  }
+
+  /** The operation's current deviation from normal (verdicts holding and forming), if any. */
+  deviationNow(operation: string): OperationDeviation | undefined {
+    return this.baselinesOf(operation).deviation;
+  }
+
+  /**
+   * Since when the operation's traffic right before `atMs` was normal (no fault), back to the last
+   * fault this process saw; undefined when it was not (learned-normal.ts).
+   */
+  normalSince(operation: string, atMs: number): number | undefined {
+    return this.operations.get(operation)?.normal?.normalSince(atMs);
+  }
+
+  /** Forgets what the operation learned (rolling window and normal): an agent's reset_baseline. */
+  resetBaseline(operation: string): boolean {
+    const known = this.rollingBaselines.reset(operation);
+    return this.normals.reset(operation) || known;
   }
 
   /**
@@ -398,8 +457,29 @@ export class Engine {
     return state;
   }
 
-  private detected(operation: string, latencyMs: number, isError: boolean, anomaly: { zScore: number; score: number } | undefined, patterns: readonly IncidentPattern[]): void {
-    const detection: Detection = { operation, latencyMs, isError, zScore: anomaly?.zScore, anomalyScore: anomaly?.score, patterns, timestamp: this.clock.now() };
+  private detected(
+    operation: string,
+    latencyMs: number,
+    isError: boolean,
+    anomaly: { zScore: number; score: number } | undefined,
+    patterns: readonly IncidentPattern[],
+    window: OperationWindow,
+  ): void {
+    const now = this.clock.now();
+    const onset = Math.min(onsetOf(window.degraded), onsetOf(window.failing), onsetOf(window.outage));
+    const detection: Detection = {
+      operation,
+      latencyMs,
+      isError,
+      zScore: anomaly?.zScore,
+      anomalyScore: window.deviates ? window.score : anomaly?.score,
+      patterns,
+      outage: window.outage.holds,
+      onsetMs: Number.isFinite(onset) ? onset : now,
+      latencyOnsetMs: window.degraded.onsetMs,
+      errorsOnsetMs: Math.min(onsetOf(window.failing), onsetOf(window.outage)),
+      timestamp: now,
+    };
     for (const listener of this.detectionListeners) listener(detection);
     for (const pattern of patterns) this.emitAnomaly(operation, latencyMs, anomaly, pattern);
   }
@@ -432,6 +512,8 @@ export class Engine {
     });
   }
 }
+
+const onsetOf = (verdict: { holds: boolean; onsetMs: number }): number => (verdict.holds ? verdict.onsetMs : Number.POSITIVE_INFINITY);
 
 /** V8's used heap plus its external memory (Buffers, ArrayBuffers), in bytes. */
 export function processMemoryUsed(): number {

@@ -3,18 +3,21 @@
  *
  * Operation health covers the last `recentMinutes` (default 5) of its per-minute history:
  * request count, error rate, p50 and p99 (from the minute histograms), throughput, and ELEVATED
- * when, with at least 5 requests, p50 or p99 exceeds 1.5 x the baseline's and by at least 1 ms
- * (the histograms cannot tell microseconds apart), or, only for an operation with an expected
- * error rate (rule 9: unset means errors are not judged), the error rate exceeds it by more than
- * 5 points and is over twice it.
+ * when its window deviates from normal now (a pattern holds: the same verdict that opens an
+ * incident, src/analysis/operation-deviation.ts), or when, with at least 5 requests, p50 or p99
+ * exceeds 1.5 x the baseline's and by at least 1 ms (the histograms cannot tell microseconds
+ * apart), or the error rate exceeds the baseline's by more than 5 points and is over twice it
+ * (floored at 1 %).
  *
- * The latency baseline is the configured one or the one learned from traffic (the chain's order);
- * without either the operation is `learning` (with its sample count) and nothing is ELEVATED for
- * it. No default baseline is made up.
+ * Each baseline figure is the configured one where set, else the operation's learned normal
+ * (src/analysis/operation-baseline.ts); a figure neither configured nor learned yet is `learning`
+ * and judges nothing, and `expected-error-rate: -1` leaves errors unjudged (an outage still
+ * counts). No default baseline is made up.
  *
  * Service status:
- * - CRITICAL: an SLO is VIOLATED or in a fast burn, a dependency declared `required` is unhealthy, or an operation
- *   fails half or more of at least 10 recent requests;
+ * - CRITICAL: an SLO is VIOLATED or in a fast burn, a dependency declared `required` is unhealthy, an operation
+ *   is in an outage (its window's verdict: most requests failing now), or it fails half or more of
+ *   at least 10 recent requests;
  * - DEGRADED: an operation is ELEVATED, a dependency is degraded or unhealthy, an SLO is AT_RISK,
  *   or a circuit breaker is not closed;
  * - HEALTHY otherwise.
@@ -22,12 +25,13 @@
  * The summary lists the reasons, so an agent sees why.
  */
 import type { Criticality } from '../enums.js';
-import type { Baseline } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import type { CircuitBreakers } from './circuit-breakers.js';
 import { type Clock, systemClock } from './clock.js';
 import { DependencyHealth, type DependencyState } from './dependency-health.js';
 import { MinuteHistory, type MinuteStats, type MinuteSummary, NO_REQUESTS } from './minute-history.js';
+import { ERROR_RATE_FLOOR, type OperationBaseline } from './operation-baseline.js';
+import type { OperationDeviation } from './operation-deviation.js';
 import type { ColdStart } from './patterns/cold-start.js';
 import type { SloCompliance, SloStatus, SloTracker } from './slo-tracker.js';
 
@@ -51,17 +55,15 @@ export class OperationHealth {
   readonly elevated: boolean;
   /** Why it is elevated, for example "p99 410ms vs baseline 200ms". */
   readonly elevatedReasons: readonly string[];
-  /** The latency baseline, configured or learned; undefined while learning. */
-  readonly baseline: Baseline | undefined;
+  /** What it is judged against, figure by figure, with where each figure comes from. */
+  readonly baseline: OperationBaseline | undefined;
   readonly baselineState: BaselineState;
-  /** Observations in the rolling baseline's window (it forms at its minimum). */
+  /** Samples of its learned normal. */
   readonly samples: number;
-  /** The expected error rate errors are judged against; undefined when unset (rule 9). */
-  readonly expectedErrorRate: number | undefined;
-  /** The rolling baseline's error rate, once formed: shown as learned, never judged. */
-  readonly learnedErrorRate: number | undefined;
   /** A fresh process's slow first requests, when they were markedly slower than the baseline. */
   readonly coldStart: ColdStart | undefined;
+  /** How it deviates from normal now (patterns holding and forming), if it does. */
+  readonly deviation: OperationDeviation | undefined;
 
   constructor(operation: string, recent: MinuteSummary, baselines: OperationBaselines, reasons: readonly string[], recentMinutes: number) {
     this.operation = operation;
@@ -73,11 +75,10 @@ export class OperationHealth {
     this.elevated = reasons.length > 0;
     this.elevatedReasons = reasons;
     this.baseline = baselines.baseline;
-    this.baselineState = baselines.baseline === undefined ? 'learning' : baselines.baseline.learned ? 'learned' : 'configured';
-    this.samples = baselines.samples;
-    this.expectedErrorRate = baselines.expectedErrorRate;
-    this.learnedErrorRate = baselines.learnedErrorRate;
+    this.baselineState = baselines.baseline?.state ?? 'learning';
+    this.samples = baselines.baseline?.samples ?? 0;
     this.coldStart = baselines.coldStart;
+    this.deviation = baselines.deviation;
   }
 }
 
@@ -87,22 +88,20 @@ export class OperationHealth {
  * ones in the configuration's entry (src/analysis/engine.ts), where a lookup per part cost more than
  * the rest of the read.
  */
-export interface OperationBaselines {
-  /** The latency baseline, configured or learned; undefined while learning. */
-  readonly baseline: Baseline | undefined;
-  /** The expected error rate; undefined when unset (rule 9). */
-  readonly expectedErrorRate: number | undefined;
-  /** The rolling baseline's error rate, once formed. */
-  readonly learnedErrorRate: number | undefined;
-  /** Observations in the rolling baseline's window. */
-  readonly samples: number;
-  /** The operation's cold start: while it is within the recent minutes, its p99 is not judged. */
-  readonly coldStart: ColdStart | undefined;
+export class OperationBaselines {
+  constructor(
+    /** Figure by figure, configured or learned; undefined when nothing judges the operation. */
+    readonly baseline: OperationBaseline | undefined,
+    /** The operation's cold start: while it is within the recent minutes, its p99 is not judged. */
+    readonly coldStart: ColdStart | undefined,
+    /** Its deviation from normal now, if any. */
+    readonly deviation: OperationDeviation | undefined,
+  ) {}
 }
 
-const LEARNING: OperationBaselines = Object.freeze({ baseline: undefined, expectedErrorRate: undefined, learnedErrorRate: undefined, samples: 0, coldStart: undefined });
+const LEARNING: OperationBaselines = Object.freeze(new OperationBaselines(undefined, undefined, undefined));
 
-/** configured: from configuration; learned: the rolling baseline; learning: neither yet. */
+/** configured: every figure known is configured; learned: some are learned from traffic; learning: no latency figure yet. */
 export type BaselineState = 'configured' | 'learned' | 'learning';
 
 export interface DependencySummary {
@@ -235,18 +234,22 @@ export class HealthAggregator {
   private healthOf(operation: string, history: MinuteHistory | undefined, fleet: FleetFigures | undefined, warming: boolean, now: number): OperationHealth {
     const recent = fleet ? (fleet.recentOf(operation) ?? NO_REQUESTS) : history!.summary(now, this.recentMinutes);
     const baselines = this.options.baselinesOf?.(operation) ?? LEARNING;
-    const { baseline, expectedErrorRate, coldStart } = baselines;
+    const { baseline, coldStart, deviation } = baselines;
     let reasons: readonly string[] = NO_REASONS;
-    if (recent.count >= MIN_REQUESTS_FOR_ELEVATION) {
-      const found: string[] = [];
+    const found: string[] = [];
+    if (deviation?.patterns.length) found.push(`${deviation.outage ? 'outage' : deviation.patterns.join(', ')} since ${new Date(deviation.sinceMs).toISOString().slice(11, 19)}Z`);
+    if (recent.count >= MIN_REQUESTS_FOR_ELEVATION && baseline) {
       const coldStartRecent = !warming && coldStart !== undefined && now - (coldStart.firstRequestAtMs + coldStart.durationMs) < this.recentMinutes * 60_000;
-      if (!warming && baseline && slower(recent.p50, baseline.latencyP50Ms)) found.push(`p50 ${ms(recent.p50)} vs baseline ${ms(baseline.latencyP50Ms)}`);
-      if (!warming && !coldStartRecent && baseline && slower(recent.p99, baseline.latencyP99Ms)) found.push(`p99 ${ms(recent.p99)} vs baseline ${ms(baseline.latencyP99Ms)}`);
-      if (expectedErrorRate !== undefined && recent.errorRate > expectedErrorRate + 0.05 && recent.errorRate > 2 * expectedErrorRate) {
-        found.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(expectedErrorRate)}`);
+      const p50 = baseline.latencyP50Ms;
+      const p99 = baseline.latencyP99Ms;
+      if (!warming && p50 !== undefined && slower(recent.p50, p50)) found.push(`p50 ${ms(recent.p50)} vs baseline ${ms(p50)}`);
+      if (!warming && !coldStartRecent && p99 !== undefined && slower(recent.p99, p99)) found.push(`p99 ${ms(recent.p99)} vs baseline ${ms(p99)}`);
+      const errors = baseline.errorRate;
+      if (errors !== undefined && recent.errorRate > errors + 0.05 && recent.errorRate > 2 * Math.max(errors, ERROR_RATE_FLOOR)) {
+        found.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(errors)}`);
       }
-      if (found.length) reasons = found;
     }
+    if (found.length) reasons = found;
     return new OperationHealth(operation, recent, baselines, reasons, this.recentMinutes);
   }
 
@@ -284,7 +287,8 @@ export class HealthAggregator {
       (dependency.state === 'unhealthy' && required ? critical : degraded).push(`dependency ${dependency.name} ${dependency.state}`);
     }
     for (const op of operations) {
-      if (op.requestCount >= MIN_REQUESTS_FOR_CRITICAL && op.errorRate >= 0.5) critical.push(`${op.operation} failing (${percent(op.errorRate)})`);
+      if (op.deviation?.outage) critical.push(`${op.operation} outage: most requests failing since ${new Date(op.deviation.sinceMs).toISOString().slice(11, 19)}Z`);
+      else if (op.requestCount >= MIN_REQUESTS_FOR_CRITICAL && op.errorRate >= 0.5) critical.push(`${op.operation} failing (${percent(op.errorRate)})`);
       else if (op.elevated) degraded.push(`${op.operation} elevated: ${op.elevatedReasons.join(', ')}`);
     }
     for (const breaker of this.options.circuitBreakers?.statuses() ?? []) {

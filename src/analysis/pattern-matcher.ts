@@ -4,36 +4,47 @@
  * minimum sample count, so a verdict means the same at 1 req/s and at 2000 req/s
  * (docs/analysis.md, "Incident patterns").
  *
- * Per span, O(1): the operation's time-bucketed window takes the observation (its verdicts are
- * recomputed only when a bucket closes), the service's request-rate ring counts it, and each
- * detector reads cached state. The memory trend is fitted when a memory slot closes, the herd
- * rate read only while a recovery is recent, the cascade count only for failing spans.
+ * Per span, O(1): the operation's window of one-second buckets takes the observation (its
+ * verdicts are recomputed only when a bucket closes, over a ladder of horizons, against the
+ * operation's configured figures and its learned normal), the service's request-rate ring counts
+ * it, and each detector reads cached state. The memory trend is fitted when a memory slot closes,
+ * the herd rate read only while a recovery is recent, the cascade count only for failing spans.
+ * When a verdict that deviates from normal holds, the operation's normal is told, so it does not
+ * learn the fault.
  *
  * The three constructor numbers are the spec's three parameters: latency degradation factor,
  * error rate spike threshold and cascade dependency count.
  */
-import type { BaselineProvider, BaselineSnapshot } from './baseline.js';
+import { type BaselineSnapshot, type ConfiguredFigures, NOTHING_CONFIGURED } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { type Clock, systemClock } from './clock.js';
+import type { LearnedNormal, NormalReference } from './learned-normal.js';
 import { logLatency } from './log-latency.js';
+import type { NormalMemory } from './normal-memory.js';
 import { CascadeFailureDetector } from './patterns/cascade-failure.js';
 import { type ColdStart, ColdStartDetector } from './patterns/cold-start.js';
 import { ErrorRateSpikeDetector } from './patterns/error-rate-spike.js';
 import { LatencyDegradationDetector } from './patterns/latency-degradation.js';
 import { MemoryLeakDetector, type MemoryTrend } from './patterns/memory-leak.js';
-import { OperationWindow, type WindowReference, type WindowRules, type WindowThresholds } from './patterns/operation-window.js';
+import { OperationWindow, type Verdict, type WindowReference, type WindowRules, type WindowThresholds } from './patterns/operation-window.js';
 import { INCIDENT_PATTERNS, type IncidentPattern, PATTERN_DESCRIPTIONS, type PatternContext, type PatternDetector } from './patterns/pattern-detector.js';
 import { ThunderingHerdDetector } from './patterns/thundering-herd.js';
 
 export { type ColdStart, INCIDENT_PATTERNS, type IncidentPattern, type MemoryTrend, OperationWindow, PATTERN_DESCRIPTIONS, type PatternDetector };
 
 export interface PatternThresholds {
-  /** The detection window of latency_degradation, error_rate_spike and memory_leak's slowness (6 buckets). */
+  /** The longest detection horizon of latency_degradation, error_rate_spike and memory_leak's slowness (the ladder doubles from 3 s up to it). */
   readonly windowMs: number;
-  /** Requests the window must hold before a verdict. */
+  /** Requests a horizon must hold before a verdict. */
   readonly minWindowSamples: number;
-  /** How long the operation's own reference (used without a static baseline) remembers. */
-  readonly referenceMs: number;
+  /** How unlikely by chance a deviation over a horizon must be (n x KL divergence, nats: 21 is below 1e-9). */
+  readonly minSurprise: number;
+  /** The normal error rate is taken as at least this when judging a rise (one error against a clean history is no spike). */
+  readonly errorRateFloor: number;
+  /** This share of requests failing is an outage, whatever the configuration. */
+  readonly outageErrorRate: number;
+  /** How long after a deviating verdict ends the normal still does not learn (a fault that flickers stays out). */
+  readonly settleMs: number;
   /** Slower by less than this (ms) is jitter, not a degradation. */
   readonly minLatencyDeviationMs: number;
   readonly cascadeWindowMs: number;
@@ -52,9 +63,12 @@ export interface PatternThresholds {
 }
 
 export const DEFAULT_PATTERN_THRESHOLDS: PatternThresholds = {
-  windowMs: 30_000,
+  windowMs: 96_000,
   minWindowSamples: 10,
-  referenceMs: 30 * 60_000,
+  minSurprise: 21,
+  errorRateFloor: 0.01,
+  outageErrorRate: 0.5,
+  settleMs: 30_000,
   minLatencyDeviationMs: 1,
   cascadeWindowMs: 60_000,
   memorySlotMs: 10_000,
@@ -71,23 +85,29 @@ export const DEFAULT_PATTERN_THRESHOLDS: PatternThresholds = {
   coldStartLatencyMs: 500,
 };
 
-export const WINDOW_BUCKETS = 6;
 const MEMORY_SLOTS = 12;
+const BUCKET_MS = 1000;
+
+/** Horizons in one-second buckets: 3, 6, 12 ... doubling up to `windowMs`. */
+export function horizonsUpTo(windowMs: number): number[] {
+  const horizons = [3];
+  while (horizons.at(-1)! * 2 * BUCKET_MS <= windowMs) horizons.push(horizons.at(-1)! * 2);
+  return horizons;
+}
 
 export interface PatternMatcherOptions {
   readonly clock?: Clock;
   readonly thresholds?: Partial<PatternThresholds>;
-  /** Static baselines: the reference of latency and error rate when configured. */
-  readonly staticBaselines?: BaselineProvider;
+  /** The operation's configured figures: each is the reference of its verdict where set. */
+  readonly configuredOf?: (operation: string) => ConfiguredFigures;
+  /** The learned normals (the reference where nothing is configured); without them, the rolling snapshot. */
+  readonly normals?: NormalMemory;
+  /** `baselines.source: rolling`: a learned figure wins over the configured one once the normal formed. */
+  readonly learnedFirst?: boolean;
   /** The process start; default: when the matcher is built. */
   readonly processStartMs?: number;
   readonly maxOperations?: number;
   readonly maxDependencies?: number;
-  /**
-   * Whether an operation's error rate is watched (rule 9: an expected-error-rate of -1 means no
-   * error-rate anomaly detection for it). Default: every operation.
-   */
-  readonly watchesErrorRate?: (operation: string) => boolean;
   /** The tightest latency SLA of the operation's declared consumers: a cold start above it is a detection. */
   readonly coldStartLimitOf?: (operation: string) => number | undefined;
 }
@@ -104,31 +124,32 @@ export class PatternMatcher {
   readonly detectors: readonly PatternDetector[];
   private readonly clock: Clock;
   private readonly operations: BoundedMap<string, OperationWindow>;
+  private readonly horizons: readonly number[];
   private readonly windowThresholds: WindowThresholds;
-  private readonly reference: WindowReference = { p50Ms: undefined, errorRate: undefined };
+  private readonly reference: WindowReference = { p50Ms: undefined, slowShare: 0, meanLog: Number.NaN, sigmaLog: Number.NaN, errorRate: undefined };
   private readonly context: PatternContext;
+  /** The learned normals verdicts are judged against (see `judgeAgainst`). */
+  normals: NormalMemory | undefined;
 
   constructor(
-    readonly latencyDegradationFactor = 2,
-    readonly errorRateSpikeThreshold = 0.25,
+    readonly latencyDegradationFactor = 1.5,
+    readonly errorRateSpikeThreshold = 0.1,
     readonly cascadeDependencyCount = 2,
     private readonly options: PatternMatcherOptions = {},
   ) {
     const t = (this.thresholds = { ...DEFAULT_PATTERN_THRESHOLDS, ...options.thresholds });
     this.clock = options.clock ?? systemClock;
     const processStartMs = options.processStartMs ?? this.clock.now();
-    const rules: WindowRules = {
-      bucketMs: Math.max(1, t.windowMs / WINDOW_BUCKETS),
-      buckets: WINDOW_BUCKETS,
-      minSamples: t.minWindowSamples,
-      referenceMs: t.referenceMs,
-      learnFromMs: processStartMs + t.coldStartWindowMs,
-    };
+    this.horizons = horizonsUpTo(t.windowMs);
+    const rules: WindowRules = { bucketMs: BUCKET_MS, horizons: this.horizons, minSamples: t.minWindowSamples };
     this.windowThresholds = {
       degradationFactor: latencyDegradationFactor,
       slowFactor: t.memoryLeakLatencyFactor,
       minLatencyDeviationMs: t.minLatencyDeviationMs,
       errorRateExcess: errorRateSpikeThreshold,
+      errorRateFloor: t.errorRateFloor,
+      outageErrorRate: t.outageErrorRate,
+      minSurprise: t.minSurprise,
     };
     this.operations = new BoundedMap(options.maxOperations ?? 1000, () => new OperationWindow(rules));
     this.cascade = new CascadeFailureDetector({ dependencyCount: cascadeDependencyCount, windowMs: t.cascadeWindowMs, maxDependencies: options.maxDependencies ?? 200 });
@@ -148,8 +169,24 @@ export class PatternMatcher {
       minLatencyDeviationMs: t.minLatencyDeviationMs,
       limitOf: options.coldStartLimitOf,
     });
-    this.detectors = [this.cascade, this.memoryLeak, this.herd, this.coldStart, new ErrorRateSpikeDetector(options.watchesErrorRate), new LatencyDegradationDetector()];
+    this.detectors = [this.cascade, this.memoryLeak, this.herd, this.coldStart, new ErrorRateSpikeDetector(), new LatencyDegradationDetector()];
     this.context = { operation: '', window: undefined as unknown as OperationWindow, latencyMs: 0, isError: false, nowMs: 0, cold: false };
+    this.normals = options.normals;
+  }
+
+  /** Judges against these learned normals from now on (an engine given a matcher built without them). */
+  judgeAgainst(normals: NormalMemory): void {
+    this.normals = normals;
+  }
+
+  /** When the process's cold-start window ends: traffic before it is never learned as normal. */
+  get learnFromMs(): number {
+    return this.coldStart.endsAtMs;
+  }
+
+  /** The longest detection horizon (ms): the learned normal keeps periods out of its memory at least this long. */
+  get longestHorizonMs(): number {
+    return this.horizons.at(-1)! * BUCKET_MS;
   }
 
   /** The operation's window, created on first use (undefined beyond the cap), for callers that keep it. */
@@ -198,12 +235,18 @@ export class PatternMatcher {
 
   /** Records the observation, then returns the patterns that hold at it. */
   detectPatterns(operation: string, latencyMs: number, isError: boolean, snapshot: BaselineSnapshot | undefined): readonly IncidentPattern[] {
-    return this.detectPatternsWith(this.recentFor(operation), operation, latencyMs, isError, snapshot);
+    const normal = this.normals?.normalFor(operation);
+    normal?.add(this.clock.now(), logLatency(latencyMs), isError);
+    return this.detectPatternsWith(this.recentFor(operation), normal, operation, latencyMs, isError, snapshot);
   }
 
-  /** `detectPatterns` with the operation's `recentFor(operation)` at hand; `log` is `logLatency(latencyMs)`, for callers that have it already. */
+  /**
+   * `detectPatterns` with the operation's window (`recentFor`) and normal (`normals.normalFor`, which
+   * the caller has already given the observation) at hand; `log` is `logLatency(latencyMs)`.
+   */
   detectPatternsWith(
     window: OperationWindow | undefined,
+    normal: LearnedNormal | undefined,
     operation: string,
     latencyMs: number,
     isError: boolean,
@@ -213,7 +256,7 @@ export class PatternMatcher {
     const now = this.clock.now();
     this.herd.rate.add(now);
     if (!window) return NO_PATTERNS;
-    if (window.add(now, log, isError)) this.judge(window, operation, snapshot);
+    if (window.add(now, log, latencyMs, isError)) this.judge(window, normal, operation, snapshot, now);
     const context = this.context;
     context.operation = operation;
     context.window = window;
@@ -230,18 +273,97 @@ export class PatternMatcher {
     return found ?? NO_PATTERNS;
   }
 
+  /** The matcher's clock. */
+  now(): number {
+    return this.clock.now();
+  }
+
   /**
-   * A bucket closed: the window's verdicts against the reference, which is the static baseline
-   * when configured, else the operation's own past (from before the window), else the rolling
-   * snapshot (which includes the window, so it never makes a verdict by itself).
+   * The patterns that hold for the operation now, from its window's last verdicts (the cold start,
+   * shown on its own, aside): what `Patterns` shows while an episode lasts.
    */
-  private judge(window: OperationWindow, operation: string, snapshot: BaselineSnapshot | undefined): void {
-    const configured = this.options.staticBaselines?.getBaseline(operation);
+  patternsNow(window: OperationWindow, operation: string): IncidentPattern[] {
+    const now = this.clock.now();
+    const context: PatternContext = { operation, window, latencyMs: 0, isError: window.failing.holds || window.outage.holds, nowMs: now, cold: this.coldStart.isCold(now) };
+    return this.detectors.filter((d) => d !== this.coldStart && d.detect(context)).map((d) => d.pattern);
+  }
+
+  /**
+   * A bucket closed: the window's verdicts over each horizon, against the configured figures
+   * where set and else the learned normal as it was before the horizon began (without learned
+   * normals, the rolling snapshot, which includes the window and so rarely makes a verdict).
+   * Horizons are judged longest first, so each reference only grows.
+   */
+  private judge(window: OperationWindow, normal: LearnedNormal | undefined, operation: string, snapshot: BaselineSnapshot | undefined, now: number): void {
+    const configured = this.options.configuredOf?.(operation) ?? NOTHING_CONFIGURED;
+    const scratch = this.normals?.scratch;
+    const cold = this.coldStart.isCold(now);
+    const wasFailing = window.failing.holds || window.outage.holds;
+    window.prepare();
+    if (normal && scratch) normal.beginReferences(scratch);
+    const end = window.closedEndMs;
+    // The shortest horizon that shows a verdict says how fast it was seen; the longest, when its evidence began.
+    const shortest = { degraded: 0, slow: 0, failing: 0, outage: 0 };
+    const longest = { degraded: 0, slow: 0, failing: 0, outage: 0 };
+    let z = 0;
+    // What counts as slow comes from the oldest reference there is: one that includes the last
+    // minute or two could already hold a slow change not yet found, and would hide it.
+    let slowAboveMs = Number.NaN;
     const reference = this.reference;
-    reference.p50Ms = configured?.latencyP50Ms ?? window.referenceP50Ms() ?? snapshot?.p50;
-    reference.errorRate = configured?.errorRate ?? window.referenceErrorRate() ?? snapshot?.errorRate;
-    const wasFailing = window.failing;
-    window.judge(reference, this.windowThresholds);
-    if (wasFailing && !window.failing) this.herd.recordRecovery(this.clock.now());
+    for (let h = this.horizons.length - 1; h >= 0; h--) {
+      const buckets = this.horizons[h]!;
+      const learned = normal && scratch && normal.referenceBefore(end - buckets * BUCKET_MS, scratch) ? scratch : undefined;
+      this.fillReference(reference, configured, learned, snapshot, normal !== undefined);
+      if (Number.isNaN(slowAboveMs) && reference.p50Ms !== undefined) slowAboveMs = this.latencyDegradationFactor * reference.p50Ms;
+      const verdicts = window.judgeHorizon(buckets, reference, this.windowThresholds, cold);
+      for (const kind of VERDICTS) {
+        if (!verdicts[kind]) continue;
+        shortest[kind] = buckets;
+        longest[kind] ||= buckets;
+      }
+      if (verdicts.z > 0) z = verdicts.z;
+    }
+    window.degraded.set(shortest.degraded > 0, end - longest.degraded * BUCKET_MS, shortest.degraded * BUCKET_MS);
+    window.slowVerdict.set(shortest.slow > 0, end - longest.slow * BUCKET_MS, shortest.slow * BUCKET_MS);
+    window.failing.set(shortest.failing > 0, end - longest.failing * BUCKET_MS, shortest.failing * BUCKET_MS);
+    window.outage.set(shortest.outage > 0, end - longest.outage * BUCKET_MS, shortest.outage * BUCKET_MS);
+    window.score = window.deviates ? Math.min(1, z / 4) : 0;
+    window.slowAboveMs = Number.isNaN(slowAboveMs) ? Number.POSITIVE_INFINITY : slowAboveMs;
+    window.updateForming(reference.errorRate === undefined ? Number.POSITIVE_INFINITY : reference.errorRate + this.errorRateSpikeThreshold / 2);
+    if (window.deviates) {
+      window.deviatedAtMs = now;
+      normal?.taint(Math.min(onsetOf(window.degraded), onsetOf(window.failing), onsetOf(window.outage)));
+    } else if (now - window.deviatedAtMs < this.thresholds.settleMs && !normal?.acceptedAfter(window.deviatedAtMs)) normal?.taint(window.deviatedAtMs);
+    if (wasFailing && !(window.failing.holds || window.outage.holds)) this.herd.recordRecovery(now);
+  }
+
+  /** The reference of one horizon: each figure configured where set, else learned (or, without normals, the rolling snapshot). */
+  private fillReference(into: WindowReference, given: ConfiguredFigures, learned: NormalReference | undefined, snapshot: BaselineSnapshot | undefined, hasNormal: boolean): void {
+    const fallback = hasNormal ? undefined : snapshot;
+    const configured = this.options.learnedFirst && learned ? (given.errorsUnjudged ? ERRORS_UNJUDGED : NOTHING_CONFIGURED) : given;
+    const p50 = configured.latencyP50Ms ?? learned?.percentile(0.5) ?? fallback?.p50;
+    into.p50Ms = p50;
+    into.slowShare = p50 === undefined ? 0 : learned ? learned.shareAbove(this.latencyDegradationFactor * p50) : CONFIGURED_SLOW_SHARE;
+    if (learned) {
+      into.meanLog = learned.meanLog;
+      into.sigmaLog = learned.sigmaLog;
+    } else {
+      into.meanLog = p50 === undefined ? Number.NaN : Math.log(p50);
+      into.sigmaLog = p50 !== undefined && configured.latencyP99Ms !== undefined && configured.latencyP99Ms > p50 ? Math.log(configured.latencyP99Ms / p50) / P99_Z : DEFAULT_SIGMA_LOG;
+    }
+    into.errorRate = configured.errorsUnjudged ? undefined : (configured.errorRate ?? learned?.errorRate ?? fallback?.errorRate);
   }
 }
+
+const ERRORS_UNJUDGED: ConfiguredFigures = Object.freeze({ ...NOTHING_CONFIGURED, errorsUnjudged: true });
+
+/** Without a learned distribution, the share of requests assumed slower than the degradation threshold. */
+const CONFIGURED_SLOW_SHARE = 0.05;
+/** Without a learned distribution or a configured p99, the spread of log latency assumed. */
+const DEFAULT_SIGMA_LOG = 0.5;
+/** The standard normal's 99th percentile: a lognormal's p99 / p50 is exp(sigma x this). */
+const P99_Z = 2.326;
+
+const onsetOf = (verdict: Verdict): number => (verdict.holds ? verdict.onsetMs : Number.POSITIVE_INFINITY);
+
+const VERDICTS = ['degraded', 'slow', 'failing', 'outage'] as const;

@@ -102,6 +102,8 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   const width = Math.min(60, Math.max(0, ...entries.map((e) => e.shown.length))) + 4;
   for (const entry of entries) out(`  ${entry.shown.padEnd(width)} ${formatValue(specOf(config.segmentsOf(entry.key)), entry.value)}  (${printable(entry.source.where, 300)})`);
 
+  for (const line of baselineLines(config, catalog)) out(line);
+
   const ceiling = agentStateCeiling(ceilingLimitsFromConfig(config));
   out(`memory agents can make svc hold, at most: ${formatBytes(ceiling.totalBytes)}${all ? '' : ' (svc check --all breaks it down)'}`);
   if (all) {
@@ -115,4 +117,25 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   if (errors) out(`${errors} error(s)${warned}: start-up would ignore or refuse what they name`);
   else out(warnings ? `no errors, ${warnings} warning(s): read them above` : 'configuration is valid');
   return errors ? 1 : 0;
+}
+
+/**
+ * How each configured operation is judged, figure by figure: a configured figure as configured,
+ * the rest learned over the horizon, and errors not at all where `expected-error-rate: -1` is
+ * given (rule 9; an outage still is).
+ */
+function baselineLines(config: ResolvedConfig, catalog: OperationCatalog): string[] {
+  const horizon = formatValue(specOf(config.segmentsOf('baselines.horizon')), config.get('baselines.horizon'));
+  const lines = catalog.names().map((name) => {
+    const op = catalog.resolve(name);
+    const latency = (label: string, value: number | undefined) => (value === undefined ? `${label} learned` : `${label} configured (${value}ms)`);
+    const errors =
+      op.expectedErrorRate !== undefined
+        ? `error rate configured (${op.expectedErrorRate})`
+        : op.sources.expectedErrorRate?.kind === 'default'
+          ? 'error rate learned'
+          : 'error rate not judged (expected-error-rate: -1; an outage still is)';
+    return `  ${printable(name, 200)}: ${latency('p50', op.expectedLatencyP50Ms)}, ${latency('p99', op.expectedLatencyP99Ms)}, ${errors}`;
+  });
+  return lines.length ? [`baselines: what is not configured is learned over ${horizon} (svc.baselines.horizon); every other operation learns all three`, ...lines] : [];
 }

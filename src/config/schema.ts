@@ -90,7 +90,19 @@ export const SCHEMA: readonly KeySpec[] = [
 
   { path: 'baselines.source', type: enumType(BASELINE_SOURCES), default: 'static', doc: 'static: from configuration; rolling: from live traffic' },
   { path: 'baselines.rolling-window-size', type: integerType(1, 10_000), default: 1000, doc: 'Observations per sliding window' },
-  { path: 'baselines.rolling-min-samples', type: integerType(1, 10_000), default: 10, doc: 'Minimum samples before a rolling baseline is valid' },
+  { path: 'baselines.rolling-min-samples', type: integerType(1, 10_000), default: 10, doc: 'Minimum samples before a rolling baseline (and a learned normal) is valid' },
+  {
+    path: 'baselines.horizon',
+    type: windowType('10m', '30d'),
+    default: '6h',
+    doc: "How long an operation's learned normal (latency distribution, error rate) remembers: the time constant of its forgetting",
+  },
+  {
+    path: 'baselines.accept-after',
+    type: windowType('10m', '7d'),
+    default: '2h',
+    doc: 'A deviation from normal that lasts this long becomes the new normal (reset_baseline makes it so at once); until then the normal does not learn from it',
+  },
 
   { path: 'anomaly-detection.enabled', type: booleanType, default: true, doc: 'Detect anomalies by z-score and incident patterns' },
   { path: 'anomaly-detection.z-score-threshold', type: numberType(0, 100, true), default: 3.0, doc: 'Absolute z-score above which a latency is anomalous' },
@@ -114,22 +126,32 @@ export const SCHEMA: readonly KeySpec[] = [
     doc: 'At most one svc.anomaly.detected per operation and pattern in this interval (the next one counts the suppressed)',
   },
 
-  { path: 'patterns.latency-degradation-factor', type: numberType(1, 100), default: 2.0, doc: 'latency_degradation: typical latency (geometric mean) of each window bucket over the reference p50' },
-  { path: 'patterns.error-rate-spike-threshold', type: fractionType(), default: 0.25, doc: 'error_rate_spike: error rate of each window bucket above the reference error rate by more than this' },
+  {
+    path: 'patterns.latency-degradation-factor',
+    type: numberType(1, 100),
+    default: 1.5,
+    doc: "latency_degradation: most requests of a horizon and of each of its thirds slower than this x the operation's normal p50",
+  },
+  {
+    path: 'patterns.error-rate-spike-threshold',
+    type: fractionType(),
+    default: 0.1,
+    doc: "error_rate_spike: error rate of a horizon above the operation's normal error rate by more than this (and by half as much in each third)",
+  },
+  {
+    path: 'patterns.outage-error-rate',
+    type: fractionType(),
+    default: 0.5,
+    doc: 'error_rate_spike as an outage (a CRITICAL incident): at least this share of the requests failing in each third of a horizon, whatever the configuration',
+  },
   { path: 'patterns.cascade-dependency-count', type: integerType(1, 100), default: 2, doc: 'cascade_failure: distinct failing dependencies within the cascade window' },
   {
     path: 'patterns.window',
-    type: durationType('60m', { min: '6s' }),
-    default: '30s',
-    doc: 'latency_degradation, error_rate_spike, memory_leak: the detection window, 6 time buckets; sustained means all but one bucket elevated',
+    type: durationType('10m', { min: '3s' }),
+    default: '96s',
+    doc: 'latency_degradation, error_rate_spike, memory_leak: the longest detection horizon; horizons double from 3 s up to it, each judged in thirds',
   },
-  { path: 'patterns.min-samples', type: integerType(1, 100_000), default: 10, doc: 'Requests the detection window must hold before a verdict' },
-  {
-    path: 'patterns.reference-window',
-    type: durationType('1440m', { min: '1m' }),
-    default: '30m',
-    doc: "Without a static baseline, the windows compare with the operation's own past: its memory (time constant of the weighting)",
-  },
+  { path: 'patterns.min-samples', type: integerType(1, 100_000), default: 10, doc: 'Requests a detection horizon must hold before a verdict' },
   { path: 'patterns.cascade-window', type: durationType('60m', { positive: true }), default: '60s', doc: 'cascade_failure: how recent a dependency failure must be' },
   {
     path: 'patterns.memory-leak-slope-mb-per-minute',

@@ -17,6 +17,11 @@
  *    start is one) or a configuration change that names no operation or dependency;
  * 3. unrelated: a change naming another operation, or a dependency the service does not call.
  *
+ * A change is the cause only when the fault began with it or soon after it: one after which the
+ * operation's traffic was normal for NORMAL_STRETCH_MS (60 s) before the episode began is no
+ * candidate (the process's start a minute before a fault, a flag switched an hour before); the
+ * reason says which (`the fault began with it`, `... soon after it, no normal traffic between`).
+ *
  * A dependency or breaker whose first failure comes within CHAIN_MS (15 s) after a deployment or
  * configuration change is taken as that change's effect: the change is the probable cause, and the reason names the
  * failure that followed it (a flag that sends calls to a failing endpoint, a release with a broken
@@ -39,6 +44,12 @@ export interface CauseOptions {
 
 export const CAUSE_DEFAULTS = { windowMs: 30 * 60_000, lateMs: 60_000 } as const;
 
+/** Normal traffic this long between a change and a fault clears the change. */
+export const NORMAL_STRETCH_MS = 60_000;
+
+/** A change this close before the fault's onset: the fault began with it. */
+const WITH_IT_MS = 10_000;
+
 /** How soon after a deployment or configuration change a dependency's failure counts as its effect. */
 export const CHAIN_MS = 15_000;
 
@@ -52,31 +63,59 @@ const RECOVERED = new Set(['healthy', 'closed', 'half_open']);
  * open is anchored at its own onset, as when a release follows a warm-up): each is an anchor like
  * the episode's start, and a change is timed against the first anchor it precedes.
  */
-export function rankedCause(changes: ChangeTracker, episode: { operation: string; startedAt: number; onsets?: ReadonlyMap<string, number> }, options: CauseOptions): RankedCause | undefined {
-  const { operation, startedAt } = episode;
+export function rankedCause(
+  changes: ChangeTracker,
+  episode: {
+    operation: string;
+    /** When the fault's evidence began (an estimate: up to a third of the horizon that showed it early). */
+    startedAt: number;
+    /** Its first detection: a change between the onset and it came with the fault. */
+    detectedAt?: number;
+    onsets?: ReadonlyMap<string, number>;
+    /** Since when the operation's traffic before the episode was normal; null: it was not; undefined: not known. */
+    normalSince?: number | null;
+  },
+  options: CauseOptions,
+): RankedCause | undefined {
+  const { operation, startedAt, normalSince } = episode;
+  const detectedAt = Math.max(startedAt, episode.detectedAt ?? startedAt);
+  // Normal traffic for a stretch after a change and before the fault clears the change.
+  const normalAfter = (change: ChangeEntry) => (typeof normalSince === 'number' ? Math.max(0, startedAt - Math.max(change.timestamp, normalSince)) : 0);
+  const cleared = (change: ChangeEntry) => change.timestamp <= startedAt && normalAfter(change) >= NORMAL_STRETCH_MS;
+  /** How the fault followed a change before it: with it, or soon after it (said only where the timeline is known). */
+  const onsetRelation = (change: ChangeEntry, offsetMs: number): string => {
+    if (offsetMs > 0) return '';
+    if (-offsetMs <= WITH_IT_MS) return '; the fault began with it';
+    if (normalSince === undefined) return '';
+    const between = normalAfter(change);
+    return `; the fault began soon after it, ${between > 0 ? `${duration(between)} of normal traffic between` : 'no normal traffic between'}`;
+  };
   const anchors: [number, string][] = [
     [startedAt, 'the episode began'],
-    ...[...(episode.onsets ?? [])].filter(([, at]) => at > startedAt).map(([pattern, at]): [number, string] => [at, `${pattern} began`]),
+    ...[...(episode.onsets ?? [])].filter(([, at]) => at > detectedAt).map(([pattern, at]): [number, string] => [at, `${pattern} began`]),
   ];
   anchors.sort((a, b) => a[0] - b[0]);
   const last = anchors.at(-1)![0];
-  const all = changes.between(startedAt - options.windowMs, last + options.lateMs);
+  const all = changes.between(startedAt - options.windowMs, Math.max(last, detectedAt) + options.lateMs);
+  /** A change between the onset and the first detection came with the fault: timed as at its onset. */
+  const timedAt = (change: ChangeEntry) => (change.timestamp > startedAt && change.timestamp <= detectedAt ? startedAt : change.timestamp);
   const actions = all.filter((c) => c.kind === 'remediation');
   const dependencies = new Set(options.dependencies());
   let best: { change: ChangeEntry; tier: number; distance: number; anchor: [number, string] } | undefined;
   for (const change of all) {
     const stateChange = change.kind === 'dependency_state' || change.kind === 'circuit_breaker';
-    const anchor = anchors.find(([at]) => change.timestamp <= at) ?? (stateChange ? anchors.findLast(([at]) => change.timestamp - at <= options.lateMs) : undefined);
-    if (!anchor || !isCandidate(change, actions)) continue;
+    const at = timedAt(change);
+    const anchor = anchors.find(([a]) => at <= a) ?? (stateChange ? anchors.findLast(([a]) => at - a <= options.lateMs) : undefined);
+    if (!anchor || !isCandidate(change, actions) || cleared(change)) continue;
     const tier = tierOf(change, operation, dependencies);
-    const distance = Math.abs(anchor[0] - change.timestamp);
+    const distance = Math.abs(anchor[0] - at);
     if (!best || tier < best.tier || (tier === best.tier && distance < best.distance)) best = { change, tier, distance, anchor };
   }
   if (!best) return undefined;
-  const reason = `${timing(best.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(best.change, best.tier, operation)}`;
+  const reason = `${timing(timedAt(best.change) - best.anchor[0], best.anchor[1])}; ${relation(best.change, best.tier, operation)}${onsetRelation(best.change, timedAt(best.change) - best.anchor[0])}`;
   const origin = originOf(
     best.change,
-    all.filter((c) => c.timestamp <= last && isCandidate(c, actions)),
+    all.filter((c) => timedAt(c) <= last && isCandidate(c, actions) && !cleared(c)),
     operation,
     dependencies,
   );
@@ -84,7 +123,7 @@ export function rankedCause(changes: ChangeTracker, episode: { operation: string
   const effect = `${origin.effect} ${duration(origin.failedAt - origin.change.timestamp)} after it`;
   return {
     change: origin.change,
-    reason: `${timing(origin.change.timestamp - best.anchor[0], best.anchor[1])}; ${relation(origin.change, tierOf(origin.change, operation, dependencies), operation)}; ${effect}`,
+    reason: `${timing(timedAt(origin.change) - best.anchor[0], best.anchor[1])}; ${relation(origin.change, tierOf(origin.change, operation, dependencies), operation)}; ${effect}${onsetRelation(origin.change, timedAt(origin.change) - best.anchor[0])}`,
   };
 }
 

@@ -5,8 +5,14 @@
  * and the remediation catalog; its text layout lives with the tool (src/mcp/tools/get-incident-context.ts).
  *
  * Rules where the spec is silent:
- * - patterns: the episode's, plus cold_start when the operation's cold start (engine.coldStartOf)
- *   ended at most 30 s (a detection window) before the episode began;
+ * - patterns: what is happening now first (the patterns holding, with since when, and those still
+ *   forming, with how long their evidence is: engine.deviationNow), then the episode's earlier
+ *   ones, plus cold_start when the operation's cold start (engine.coldStartOf) ended at most 30 s
+ *   before the episode began;
+ * - baselines: each figure configured or learned, with its source (src/analysis/operation-baseline.ts),
+ *   as get_service_health quotes them;
+ * - anomaly score: the deviation from normal now on the spec's scale, with the episode's peak;
+ * - opened by: what opened the incident (an outage, a pattern, an SLO burn: incident-tracker.ts `openedBy`);
  * - scope: `dependency_related` when a dependency is degraded or unhealthy, `service_wide` when
  *   more than one operation is elevated or has an open incident, else `operation_specific`;
  * - user-facing: YES when the tier is critical or a consumer calls synchronously;
@@ -20,9 +26,10 @@
  *   above), MEDIUM otherwise.
  */
 import type { Engine } from '../analysis/engine.js';
+import type { OperationBaseline } from '../analysis/operation-baseline.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
-import type { Incident, IncidentTracker } from './incident-tracker.js';
+import { type Incident, type IncidentTracker, openedBy } from './incident-tracker.js';
 import type { Remediation, RemediationAction } from './remediation.js';
 
 export type ActionPriority = 'HIGH' | 'MEDIUM';
@@ -43,25 +50,39 @@ export interface SuggestedAction extends RemediationAction {
   readonly priority: ActionPriority;
 }
 
+/** A pattern of the episode: holding now (since when), still forming (evidence since when), or seen earlier in it. */
+export interface PatternLine {
+  readonly pattern: IncidentPattern;
+  readonly state: 'now' | 'forming' | 'earlier';
+  readonly sinceMs: number | undefined;
+}
+
 export interface IncidentContext {
   readonly id: string | undefined;
   /** In a fleet, the replicas that detected the incident (instance ids). */
   readonly seenOn: readonly string[];
   readonly severity: string;
   readonly time: number;
+  /** When the context was read, epoch ms. */
+  readonly readAt: number;
   readonly operation: string;
   /** Whether the operation had traffic in the recent minutes (else its rates and latencies read 0). */
   readonly trafficSeen: boolean;
   readonly errorRate: number;
-  readonly baselineErrorRate: number | undefined;
   readonly p50: number;
-  readonly baselineP50: number | undefined;
   readonly p99: number;
-  readonly baselineP99: number | undefined;
+  /** What the figures are judged against, each with its source. */
+  readonly baseline: OperationBaseline | undefined;
+  /** The deviation from normal now, on the spec's scale (0 when none), and the episode's peak. */
   readonly anomalyScore: number;
+  readonly peakAnomalyScore: number;
   readonly serviceStatus: string;
   readonly serviceReasons: readonly string[];
+  /** The episode's patterns, as names (now, forming and earlier ones). */
   readonly patterns: readonly IncidentPattern[];
+  readonly patternLines: readonly PatternLine[];
+  /** What opened the incident: `outage (error_rate_spike)`, `latency_degradation`, `SLO availability budget burn`. */
+  readonly openedBy: string | undefined;
   readonly lastDeployment: { version: string; timestamp: number; probableCause: boolean } | undefined;
   readonly changes: readonly ChangeLine[];
   /** Why the probable cause was chosen: timing and what it touches. */
@@ -93,15 +114,25 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
   const incident: Incident | undefined = incidents.openIncident(operation);
   const now = engine.clock.now();
   const health = engine.health.getOperationHealth(operation);
-  const baseline = engine.baselines.getBaseline(operation);
   const summary = engine.healthSummary();
   const operationMetadata = metadata.operations.resolve(operation);
   const { registry } = metadata.topology();
   const openedAt = incident?.openedAt ?? now;
-  const patterns = incident ? [...incident.patterns] : [];
+  const deviation = engine.deviationNow(operation);
+  const patternLines: PatternLine[] = [
+    ...(deviation?.patterns ?? []).map(
+      (pattern): PatternLine => ({ pattern, state: 'now', sinceMs: incident?.patternOnsets.get(pattern) ?? (Number.isNaN(deviation!.sinceMs) ? undefined : deviation!.sinceMs) }),
+    ),
+    ...(deviation?.forming ?? []).map((f): PatternLine => ({ pattern: f.pattern, state: 'forming', sinceMs: f.sinceMs })),
+  ];
+  const listed = new Set(patternLines.map((p) => p.pattern));
+  for (const pattern of incident?.patterns ?? []) if (!listed.has(pattern)) patternLines.push({ pattern, state: 'earlier', sinceMs: incident!.patternOnsets.get(pattern) });
   // A cold start is part of an episode that began while it lasted or within a detection window of it.
   const coldStart = incident ? health?.coldStart : undefined;
-  if (coldStart && !patterns.includes('cold_start') && openedAt - (coldStart.firstRequestAtMs + coldStart.durationMs) <= COLD_START_PART_OF_EPISODE_MS) patterns.push('cold_start');
+  if (coldStart && !patternLines.some((p) => p.pattern === 'cold_start') && openedAt - (coldStart.firstRequestAtMs + coldStart.durationMs) <= COLD_START_PART_OF_EPISODE_MS) {
+    patternLines.push({ pattern: 'cold_start', state: 'earlier', sinceMs: coldStart.firstRequestAtMs });
+  }
+  const patterns = [...new Set(patternLines.filter((p) => p.state !== 'forming').map((p) => p.pattern))];
 
   const cause = incident ? incidents.probableCause(incident) : undefined;
   const probable = cause?.change;
@@ -134,18 +165,20 @@ export function buildIncidentContext(operation: string, services: { engine: Engi
     seenOn: incident ? [...incident.replicas] : [],
     severity: severity ? `${severity.severity}${severity.lowered ? ` (${severity.lowered})` : ''}` : 'NONE',
     time: openedAt,
+    readAt: now,
     operation,
     trafficSeen: health !== undefined,
     errorRate,
-    baselineErrorRate: baseline?.errorRate,
     p50: health?.p50 ?? 0,
-    baselineP50: baseline?.latencyP50Ms,
     p99: health?.p99 ?? 0,
-    baselineP99: baseline?.latencyP99Ms,
-    anomalyScore: incident?.maxAnomalyScore ?? 0,
+    baseline: health?.baseline ?? engine.baselinesOf(operation).baseline,
+    anomalyScore: deviation?.score ?? 0,
+    peakAnomalyScore: Math.max(incident?.maxAnomalyScore ?? 0, deviation?.score ?? 0),
     serviceStatus: summary.status,
     serviceReasons: summary.reasons,
     patterns,
+    patternLines,
+    openedBy: incident && openedBy(incident),
     lastDeployment,
     changes,
     causeReason: cause?.reason,

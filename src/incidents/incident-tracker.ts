@@ -10,9 +10,13 @@
  *   health still reads ELEVATED (health looks back over minutes and lags the detectors): the
  *   quiet gap is the end. Its patterns and anomaly score are the episode's own; TIME is the
  *   episode's first detection.
+ * - An episode also ends when the operation's traffic was normal for NORMAL_STRETCH_MS (60 s)
+ *   after its last detection (src/analysis/learned-normal.ts `normalSince`): a different fault after
+ *   a healthy stretch is a new incident, also when the earlier one was restored at start.
  * - Peak severity from the service tier and the deviation: critical tier HIGH, standard MEDIUM,
  *   internal and experimental LOW; one level up (up to CRITICAL) when the anomaly score reaches
- *   0.75, the detection is an error-rate spike or a cascade failure, or an SLO alert is CRITICAL.
+ *   0.75, the detection is an error-rate spike or a cascade failure, or an SLO alert is CRITICAL;
+ *   CRITICAL whatever the tier for an outage (most requests failing).
  * - Severity when read (`severityNow`): the peak, but at most MEDIUM while the operation is
  *   within its baseline (not ELEVATED) and the service is HEALTHY, so an incident never reads
  *   HIGH or CRITICAL while get_service_health says all is well.
@@ -34,7 +38,7 @@ import type { Tier } from '../enums.js';
 import { fields, finite, list, oneOf, optionalText, readAll, text } from '../record-fields.js';
 import { NO_SINK, type StateSink } from '../state-sink.js';
 import { IdSequence } from './id-sequence.js';
-import { CAUSE_DEFAULTS, type RankedCause, rankedCause } from './incident-cause.js';
+import { CAUSE_DEFAULTS, NORMAL_STRETCH_MS, type RankedCause, rankedCause } from './incident-cause.js';
 
 export const INCIDENT_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
@@ -52,8 +56,10 @@ export interface Incident {
   lastDetectionAt: number;
   /** When each pattern first showed in the episode: anchors of the cause ranking. */
   readonly patternOnsets: Map<IncidentPattern, number>;
-  /** Why it was opened first: `anomaly`, a pattern name, or `slo:<name>`. */
+  /** Why it was opened first: `outage`, a pattern name, or `slo:<name>`. */
   trigger: string;
+  /** When the evidence of the episode began (before its first detection), epoch ms: what causes are timed against. */
+  onsetAt: number;
   sloAlerts: string[];
   /** The replicas of a fleet that detected the episode (instance ids); empty outside a fleet. */
   readonly replicas: Set<string>;
@@ -91,6 +97,7 @@ export interface SeverityNow {
 }
 
 const CALM_CEILING: IncidentSeverity = 'MEDIUM';
+
 export const INCIDENTS_COLLECTION = 'incidents';
 /** Replicas named per incident, and ids of joined incidents remembered. */
 const MAX_REPLICAS = 64;
@@ -99,6 +106,23 @@ const MAX_ALIASES = 256;
 /** An incident as stored: sets and maps as lists. */
 function incidentRecord(incident: Incident): unknown {
   return { ...incident, patterns: [...incident.patterns], patternOnsets: [...incident.patternOnsets], replicas: [...incident.replicas] };
+}
+
+/**
+ * What opened the incident, as its summary and cause say it: `outage`, the patterns of the episode
+ * (the opening one first), or the SLO whose budget burned.
+ */
+export function openedBy(incident: Pick<Incident, 'trigger' | 'patterns' | 'sloAlerts'>): string {
+  const patterns = [...incident.patterns].sort((a, b) => Number(b === incident.trigger) - Number(a === incident.trigger));
+  if (incident.trigger === 'outage') return `outage (${patterns.join(', ') || 'most requests failing'})`;
+  if (incident.trigger.startsWith('slo:')) return `SLO ${incident.sloAlerts.join(', ')} budget burn${patterns.length ? `; ${patterns.join(', ')}` : ''}`;
+  return patterns.join(', ') || incident.trigger;
+}
+
+/** When a pattern's evidence began: its window verdict's onset for the window patterns, else the detection. */
+function onsetOf(pattern: IncidentPattern, detection: Detection): number {
+  const onset = pattern === 'latency_degradation' ? detection.latencyOnsetMs : pattern === 'error_rate_spike' ? detection.errorsOnsetMs : Number.NaN;
+  return Number.isFinite(onset) ? Math.min(onset, detection.timestamp) : detection.timestamp;
 }
 
 function severityRank(severity: IncidentSeverity): number {
@@ -115,6 +139,7 @@ function mergeInto(local: Incident, remote: Incident): boolean {
     local.openedAt = remote.openedAt;
     local.trigger = remote.trigger;
   }
+  local.onsetAt = Math.min(local.onsetAt, remote.onsetAt);
   for (const [pattern, at] of remote.patternOnsets) {
     local.patterns.add(pattern);
     local.patternOnsets.set(pattern, Math.min(at, local.patternOnsets.get(pattern) ?? at));
@@ -163,6 +188,8 @@ function readIncident(value: unknown): Incident {
     maxAnomalyScore: finite(f, 'maxAnomalyScore'),
     lastDetectionAt: finite(f, 'lastDetectionAt'),
     trigger: text(f, 'trigger', 1024),
+    // Records written before onsets were kept: the episode's opening.
+    onsetAt: f.onsetAt === undefined ? finite(f, 'openedAt') : finite(f, 'onsetAt'),
     sloAlerts: list(f, 'sloAlerts', 64)
       .filter((a): a is string => typeof a === 'string')
       .map((a) => a.slice(0, MAX_ALERT_CHARS)),
@@ -212,17 +239,20 @@ export class IncidentTracker {
   }
 
   private onDetection(detection: Detection): void {
-    const trigger = detection.patterns[0] ?? 'anomaly';
-    const incident = this.episodeOf(detection.operation, trigger, detection.timestamp);
+    const trigger = detection.outage ? 'outage' : (detection.patterns[0] ?? 'anomaly');
+    const incident = this.episodeOf(detection.operation, trigger, detection.timestamp, detection.onsetMs);
     for (const pattern of detection.patterns) {
       if (incident.patterns.has(pattern)) continue;
       incident.patterns.add(pattern);
-      incident.patternOnsets.set(pattern, detection.timestamp);
+      incident.patternOnsets.set(pattern, onsetOf(pattern, detection));
     }
     incident.maxAnomalyScore = Math.max(incident.maxAnomalyScore, detection.anomalyScore ?? 0);
     incident.lastDetectionAt = detection.timestamp;
     const failing = detection.patterns.includes('error_rate_spike') || detection.patterns.includes('cascade_failure');
-    if (incident.maxAnomalyScore >= 0.75 || failing) incident.peakSeverity = this.raised(incident);
+    if (detection.outage) {
+      incident.peakSeverity = 'CRITICAL';
+      if (incident.trigger !== 'outage' && !incident.sloAlerts.length && incident.patterns.size <= detection.patterns.length) incident.trigger = 'outage';
+    } else if (incident.maxAnomalyScore >= 0.75 || failing) incident.peakSeverity = this.raised(incident);
     this.seen(incident);
   }
 
@@ -284,7 +314,7 @@ export class IncidentTracker {
     const definition = this.engine.sloTracker.definitions().find((d) => d.name === alert.sloName);
     if (!definition) return;
     const now = this.engine.clock.now();
-    const incident = this.episodeOf(definition.operationName, `slo:${alert.sloName}`, now);
+    const incident = this.episodeOf(definition.operationName, `slo:${alert.sloName}`, now, now);
     if (!incident.sloAlerts.includes(alert.sloName)) incident.sloAlerts.push(alert.sloName);
     incident.lastDetectionAt = now;
     incident.peakSeverity = this.raised(incident);
@@ -296,11 +326,14 @@ export class IncidentTracker {
     return INCIDENT_SEVERITIES.indexOf(incident.peakSeverity) > INCIDENT_SEVERITIES.indexOf(base) ? incident.peakSeverity : raise(base);
   }
 
-  /** The open incident of the operation's current episode: a new one after a quiet gap. */
-  private episodeOf(operation: string, trigger: string, now: number): Incident {
+  /** The open incident of the operation's current episode: a new one after a quiet gap or a stretch of normal traffic. */
+  private episodeOf(operation: string, trigger: string, now: number, onsetAt: number): Incident {
     const existing = this.open.get(operation);
-    if (existing && now - existing.lastDetectionAt < this.resolveAfterMs) return existing;
-    if (existing) this.resolve(existing, existing.lastDetectionAt + this.resolveAfterMs);
+    if (existing && now - existing.lastDetectionAt < this.resolveAfterMs && !this.normalSinceLastDetection(existing, onsetAt)) {
+      existing.onsetAt = Math.min(existing.onsetAt, onsetAt);
+      return existing;
+    }
+    if (existing) this.resolve(existing, Math.min(existing.lastDetectionAt + this.resolveAfterMs, now));
     const day = new Date(now).toISOString().slice(0, 10).replaceAll('-', '');
     const incident: Incident = {
       id: this.ids.next(day),
@@ -313,6 +346,7 @@ export class IncidentTracker {
       maxAnomalyScore: 0,
       lastDetectionAt: now,
       trigger,
+      onsetAt: Math.min(onsetAt, now),
       sloAlerts: [],
       replicas: new Set(),
     };
@@ -353,12 +387,19 @@ export class IncidentTracker {
     }
   }
 
+  /** Whether the operation's traffic was normal for NORMAL_STRETCH_MS between the incident's last detection and `atMs`. */
+  private normalSinceLastDetection(incident: Incident, atMs: number): boolean {
+    const since = this.engine.normalSince(incident.operation, atMs);
+    return since !== undefined && atMs - Math.max(since, incident.lastDetectionAt) >= NORMAL_STRETCH_MS;
+  }
+
   /** The probable cause of the incident's episode and why it was chosen (ranking in incident-cause.ts). */
   probableCause(incident: Incident): RankedCause | undefined {
     const engine = this.engine;
+    const startedAt = Math.min(incident.onsetAt, incident.openedAt);
     return rankedCause(
       engine.changes,
-      { operation: incident.operation, startedAt: incident.openedAt, onsets: incident.patternOnsets },
+      { operation: incident.operation, startedAt, detectedAt: incident.openedAt, onsets: incident.patternOnsets, normalSince: engine.normalSince(incident.operation, startedAt) ?? null },
       {
         windowMs: this.changeWindowMs,
         lateMs: CAUSE_DEFAULTS.lateMs,
@@ -368,7 +409,7 @@ export class IncidentTracker {
   }
 
   private causeOf(incident: Incident): string {
-    const what = incident.patterns.size ? [...incident.patterns].join(', ') : incident.sloAlerts.length ? `SLO ${incident.sloAlerts.join(', ')} budget` : 'latency anomaly';
+    const what = openedBy(incident);
     const cause = this.probableCause(incident);
     return cause ? `${what} after ${cause.change.kind} "${cause.change.description}" (${cause.reason})` : what;
   }

@@ -8,7 +8,7 @@ export const BUILT_IN_ACTIONS = {
   disable_fallback: { description: "Turn the operation's fallback flag off again", requiresApproval: false, destructive: false },
   open_circuit_breaker: { description: 'Open the circuit breaker of a dependency: calls fail fast instead of waiting on it', requiresApproval: true, destructive: true },
   close_circuit_breaker: { description: 'Close the circuit breaker of a dependency: calls go through again', requiresApproval: false, destructive: false },
-  reset_baseline: { description: "Forget the operation's rolling baseline after an intended change of behaviour", requiresApproval: true, destructive: true },
+  reset_baseline: { description: "Forget the operation's learned normal after an intended change of behaviour, so its current level becomes normal", requiresApproval: true, destructive: true },
   escalate: { description: "Escalate to the on-call channel at the operation's escalation level; recorded in the incident and audit trail", requiresApproval: false, destructive: false },
 } as const;
 

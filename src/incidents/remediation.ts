@@ -192,7 +192,7 @@ export class Remediation {
         return;
       }
       case 'reset_baseline':
-        if (this.knownOperation(target)) this.engine.rollingBaselines.reset(target);
+        if (this.knownOperation(target)) this.engine.resetBaseline(target);
         return;
       default: {
         const custom = this.custom.get(remote.action);
@@ -403,8 +403,8 @@ export class Remediation {
         return `circuit breaker ${target} ${state === 'open' ? 'opened' : 'closed'}`;
       }
       case 'reset_baseline':
-        this.engine.rollingBaselines.reset(target);
-        return `rolling baseline of ${target} reset; it is learned again from the next ${this.engine.rollingBaselines.minSamples} requests`;
+        this.engine.resetBaseline(target);
+        return `baseline of ${target} reset: its learned normal and rolling window are learned again from its next requests (a normal judges from ${this.engine.normals.rules.minSamples} samples), so its current level becomes normal`;
       case 'escalate': {
         const { level, channel } = this.escalationOf(target);
         return `escalated ${target} at level ${level}${channel ? ` to ${channel}` : ' (no on-call channel configured)'}`;

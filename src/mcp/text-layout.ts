@@ -2,6 +2,7 @@
  * Small formatting helpers shared by the tools' text layouts, one per layout element, so the
  * fifteen tools read alike and change in one place.
  */
+import type { OperationBaseline } from '../analysis/operation-baseline.js';
 
 /** `42.0ms`, `1.25s`: latencies with a unit. */
 export function ms(value: number | undefined): string {
@@ -30,6 +31,18 @@ export function signedChange(from: number, to: number): string {
 /** A value with its baseline: `120ms (baseline 40ms)`. */
 export function withBaseline(value: string, baseline: string | undefined): string {
   return baseline === undefined ? value : `${value} (baseline ${baseline})`;
+}
+
+/**
+ * A figure with its baseline figure and where that comes from, as every tool quotes it:
+ * `60ms (baseline 2.0ms, learned over 6 h)`, `2.0ms (baseline learning (3 samples))`,
+ * `12.0% (baseline not judged (expected-error-rate: -1))`.
+ */
+export function againstBaseline(value: string, baseline: OperationBaseline | undefined, figure: 'p50' | 'p99' | 'errorRate', format: (n: number) => string): string {
+  if (!baseline) return value;
+  const base = figure === 'p50' ? baseline.latencyP50Ms : figure === 'p99' ? baseline.latencyP99Ms : baseline.errorRate;
+  const source = baseline.describe(figure === 'p50' ? baseline.p50Source : figure === 'p99' ? baseline.p99Source : baseline.errorRateSource);
+  return base === undefined ? `${value} (baseline ${source})` : `${value} (baseline ${format(base)}, ${source})`;
 }
 
 /** A section: its title on a line, then its lines indented by two spaces. */

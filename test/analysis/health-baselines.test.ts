@@ -1,6 +1,7 @@
 /**
- * Health verdicts rest only on baselines that exist (rule 9, no default baseline) and on
- * dependency states that are current (stale ones are shown, not counted). Fake clock throughout.
+ * Health verdicts rest only on baselines that exist (configured figures one by one, else the learned
+ * normal, no default baseline; rule 9 only where -1 is given) and on dependency states that are
+ * current (stale ones are shown, not counted). Fake clock throughout.
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
@@ -13,11 +14,12 @@ import { tempDir } from '../support/temp-dir.js';
 const YAML = `operations:
   GET /unset:
     expected-latency-p50: 20ms
-    expected-latency-p99: 80ms
   GET /watched:
     expected-latency-p50: 20ms
     expected-latency-p99: 80ms
     expected-error-rate: 0.01
+  GET /unjudged:
+    expected-error-rate: -1
 `;
 
 function engineFrom(yaml: string) {
@@ -26,34 +28,54 @@ function engineFrom(yaml: string) {
   return { engine: Engine.fromConfig(config, new ServiceMetadata(config, newRegistry()), { clock }), clock };
 }
 
-describe('no invented baselines', () => {
-  it('rule 9: an unset expected error rate with 30 % errors is not ELEVATED for errors; a set one is', () => {
+/** `seconds` at 10 req/s of 20 ms requests, `errorShare` of them failing, for each operation. */
+function traffic(engine: Engine, clock: FakeClock, operations: readonly string[], seconds: number, errorShare: number): void {
+  for (let i = 0; i < seconds * 10; i++) {
+    for (const op of operations) engine.observe(op, 20, i % 100 < errorShare * 100);
+    clock.advance(100);
+  }
+}
+
+describe('baselines figure by figure', () => {
+  it('each configured figure stands alone and the rest is learned; errors are judged against the learned rate unless -1 is given', () => {
     const { engine, clock } = engineFrom(YAML);
-    for (const op of ['GET /unset', 'GET /watched']) {
-      for (let i = 0; i < 100; i++) {
-        engine.observe(op, 20, i % 10 < 3);
-        clock.advance(100);
-      }
-    }
-    const unset = engine.health.getOperationHealth('GET /unset')!;
-    expect(unset).toMatchObject({ errorRate: 0.3, elevated: false, elevatedReasons: [], baselineState: 'configured', expectedErrorRate: undefined, learnedErrorRate: 0.3 });
-    expect(unset.baseline).toEqual({ latencyP50Ms: 20, latencyP99Ms: 80, errorRate: undefined });
-    const watched = engine.health.getOperationHealth('GET /watched')!;
-    expect(watched).toMatchObject({ elevated: true, elevatedReasons: ['error rate 30.0% vs baseline 1.0%'], expectedErrorRate: 0.01 });
+    const operations = ['GET /unset', 'GET /watched', 'GET /unjudged'];
+    clock.advance(30_000); // past the cold-start window, whose traffic is not learned
+    traffic(engine, clock, operations, 60, 0.02);
+    const unset = engine.health.getOperationHealth('GET /unset')!.baseline!;
+    expect(unset).toMatchObject({ latencyP50Ms: 20, p50Source: 'configured', p99Source: 'learned', errorRateSource: 'learned' });
+    expect(unset.errorRate).toBeCloseTo(0.02, 2);
+    expect(unset.describe(unset.errorRateSource)).toMatch(/^learned over \d+ s$/);
+    expect(engine.health.getOperationHealth('GET /watched')!.baseline).toMatchObject({ latencyP50Ms: 20, latencyP99Ms: 80, errorRate: 0.01, errorRateSource: 'configured' });
+    expect(engine.health.getOperationHealth('GET /unjudged')!.baseline).toMatchObject({ errorRate: undefined, errorRateSource: 'unjudged' });
+
+    traffic(engine, clock, operations, 60, 0.3);
+    const health = (op: string) => engine.health.getOperationHealth(op)!;
+    expect(health('GET /unset').elevated).toBe(true);
+    expect(health('GET /unset').elevatedReasons.join('; ')).toMatch(/error_rate_spike since|error rate 16\.0% vs baseline 2\.0%/);
+    expect(health('GET /watched').elevatedReasons).toContain('error rate 16.0% vs baseline 1.0%');
+    expect(health('GET /unjudged')).toMatchObject({ elevated: false, elevatedReasons: [] });
+    // The learned rate did not learn the spike.
+    expect(health('GET /unset').baseline!.errorRate).toBeCloseTo(0.02, 2);
   });
 
-  it('an operation with neither a configured nor a learned baseline is learning (3 samples), never ELEVATED, until its rolling baseline forms', () => {
+  it('an operation with neither a configured nor a learned baseline is learning, never ELEVATED, until its normal forms', () => {
     const { engine, clock } = engineFrom('');
-    for (let i = 0; i < 3; i++) {
-      engine.observe('GET /new', 900, false); // 9x the old default p50 of 100 ms
-      clock.advance(100);
+    for (let i = 0; i < 30; i++) {
+      engine.observe('GET /new', 900, false);
+      clock.advance(1000);
     }
-    expect(engine.health.getOperationHealth('GET /new')).toMatchObject({ baseline: undefined, baselineState: 'learning', samples: 3, elevated: false });
-    expect(engine.baselines.getBaseline('GET /new')).toBeUndefined();
-    for (let i = 0; i < 7; i++) engine.observe('GET /new', 900, false);
+    expect(engine.health.getOperationHealth('GET /new')).toMatchObject({ baselineState: 'learning', samples: 0, elevated: false });
+    expect(engine.health.getOperationHealth('GET /new')!.baseline!.describe('learning')).toBe('learning (0 samples)');
+    for (let i = 0; i < 12; i++) {
+      engine.observe('GET /new', 900, false);
+      clock.advance(1000);
+    }
     const learned = engine.health.getOperationHealth('GET /new')!;
-    expect(learned).toMatchObject({ baselineState: 'learned', samples: 10, elevated: false });
-    expect(learned.baseline).toMatchObject({ latencyP50Ms: 900, learned: true });
+    expect(learned).toMatchObject({ baselineState: 'learned', elevated: false });
+    expect(learned.samples).toBeGreaterThanOrEqual(10);
+    expect(learned.baseline!.latencyP50Ms).toBeGreaterThan(800);
+    expect(learned.baseline!.latencyP50Ms).toBeLessThan(1000);
     expect(engine.healthSummary().status).toBe('HEALTHY');
   });
 });

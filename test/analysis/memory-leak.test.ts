@@ -10,8 +10,8 @@ const options = { slotMs: 10_000, slots: 12, minSlots: 12, slopeBytesPerMinute: 
 
 /** A context whose operation is slower than its reference (the other half of the pattern). */
 function slowContext(nowMs: number): PatternContext {
-  const window = new OperationWindow({ bucketMs: 5000, buckets: 6, minSamples: 1, referenceMs: 1e9, learnFromMs: 0 });
-  window.slow = true;
+  const window = new OperationWindow({ bucketMs: 1000, horizons: [3], minSamples: 1 });
+  window.slowVerdict.holds = true;
   return { operation: 'op', window, latencyMs: 50, isError: false, nowMs, cold: false };
 }
 
@@ -60,9 +60,9 @@ describe('memory_leak', () => {
     for (let ms = 0; ms <= 200_000; ms += 2000) detector.recordSample(170e6 + ms * 1500, ms);
     const context = slowContext(200_000);
     expect(detector.detect(context)).toBe(true);
-    context.window.slow = false;
+    context.window.slowVerdict.holds = false;
     expect(detector.detect(context)).toBe(false);
-    context.window.failing = true;
+    context.window.failing.holds = true;
     expect(detector.detect(context)).toBe(true);
   });
 });

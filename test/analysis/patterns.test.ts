@@ -81,11 +81,11 @@ const cases: Record<IncidentPattern, PatternCase> = {
       return seen;
     },
     quiet() {
-      // 10 % slower for good, and 3x slower for 8 s only: neither is a sustained doubling.
+      // 30 % slower for good (under the 1.5x factor), and 3x slower for 1.5 s only (shorter than a horizon's three thirds).
       const h = warm();
       const seen = detections(h);
-      traffic(h, { seconds: 40, rate: 10, medianMs: 22, seed: 2 });
-      traffic(h, { seconds: 8, rate: 10, medianMs: 60, seed: 3 });
+      traffic(h, { seconds: 40, rate: 10, medianMs: 26, seed: 2 });
+      traffic(h, { seconds: 1.5, rate: 10, medianMs: 60, seed: 3 });
       traffic(h, { seconds: 40, rate: 10, medianMs: 20, seed: 4 });
       return seen;
     },
@@ -98,11 +98,11 @@ const cases: Record<IncidentPattern, PatternCase> = {
       return seen;
     },
     quiet() {
-      // 5 % errors for good, and a 3 s burst of failures: neither is a sustained spike.
+      // 5 % errors for good (under the 10-point threshold), and a 1.5 s burst of failures: neither is a sustained spike.
       const h = warm();
       const seen = detections(h);
       traffic(h, { seconds: 40, rate: 10, medianMs: 20, errorRate: 0.05, seed: 3 });
-      traffic(h, { seconds: 3, rate: 10, medianMs: 20, errorRate: 1, seed: 5 });
+      traffic(h, { seconds: 1.5, rate: 10, medianMs: 20, errorRate: 1, seed: 5 });
       traffic(h, { seconds: 40, rate: 10, medianMs: 20, errorRate: 0.005, seed: 6 });
       return seen;
     },
@@ -240,7 +240,7 @@ describe('cold start', () => {
 });
 
 describe('rule 9: expected-error-rate -1', () => {
-  it('turns off error-rate spike detection for that operation only', async () => {
+  it('turns off error-rate spike detection for that operation only; an outage is still one', async () => {
     const { Engine } = await import('../../src/service-engine.js');
     const { FakeClock } = await import('../../src/analysis/clock.js');
     const { loadConfig } = await import('../../src/config/load-config.js');
@@ -252,11 +252,18 @@ describe('rule 9: expected-error-rate -1', () => {
     const patterns: string[] = [];
     const engine = Engine.fromConfig(config, new ServiceMetadata(config, newRegistry()), { clock });
     engine.onDetection((d) => patterns.push(...d.patterns.map((p) => `${d.operation}:${p}`)));
+    const outages: string[] = [];
+    engine.onDetection((d) => d.outage && outages.push(d.operation));
     for (let i = 0; i < 800; i++) {
-      for (const op of ['GET /watched', 'GET /unwatched']) engine.observe(op, 20, i >= 400 && i % 2 === 0);
+      for (const op of ['GET /watched', 'GET /unwatched']) engine.observe(op, 20, i >= 400 && i % 3 === 0);
       clock.advance(100);
     }
     expect(patterns).toContain('GET /watched:error_rate_spike');
     expect(patterns).not.toContain('GET /unwatched:error_rate_spike');
+    for (let i = 0; i < 50; i++) {
+      engine.observe('GET /unwatched', 20, true);
+      clock.advance(100);
+    }
+    expect(outages).toContain('GET /unwatched');
   });
 });

@@ -1,8 +1,9 @@
 /**
  * A stall shared by every request in flight (a 50-200 ms GC pause or event-loop block) opens
  * nothing and emits no anomaly event at any rate from 1 to 2000 req/s: the windows are
- * durations, so a stall touches at most two of a window's buckets however many requests it held.
- * And the same detectors still see a sustained slowdown at each of those rates.
+ * durations judged in thirds, so a stall ends in one or two one-second buckets and never makes
+ * every third of a horizon deviate, however many requests it held. And the same detectors still
+ * see a sustained slowdown at each of those rates, the sooner the more traffic there is.
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
@@ -59,8 +60,10 @@ describe('a stall shared by the requests in flight', () => {
 });
 
 describe('a sustained slowdown at the same rates', () => {
+  // The issue's targets: within 10 s from 50 req/s, within a minute at 10 req/s, two at 1 req/s; never from one third alone.
+  const within = (rate: number) => (rate >= 50 ? 10_000 : rate >= 10 ? 60_000 : 120_000);
   for (const rate of [1, 10, 100, 1000, 2000]) {
-    it(`${rate} req/s: 3x latency for good is latency_degradation within 40 s`, () => {
+    it(`${rate} req/s: 3x latency for good is latency_degradation within ${within(rate) / 1000} s`, () => {
       const clock = new FakeClock().advance(60_000);
       const engine = new Engine({ clock });
       let detectedAt: number | undefined;
@@ -75,8 +78,8 @@ describe('a sustained slowdown at the same rates', () => {
         engine.observe(OPERATION, latency() * (t >= slowFrom ? 3 : 1), false);
       }
       expect(detectedAt).toBeDefined();
-      expect(detectedAt! - slowFrom).toBeLessThanOrEqual(40_000);
-      expect(detectedAt! - slowFrom).toBeGreaterThanOrEqual(25_000);
+      expect(detectedAt! - slowFrom).toBeLessThanOrEqual(within(rate));
+      expect(detectedAt! - slowFrom).toBeGreaterThanOrEqual(3_000);
     });
   }
 });

@@ -44,10 +44,22 @@ describe('svc check', () => {
     expect(last(output)).toBe('configuration is valid');
   });
 
+  it('says how each configured operation is judged, figure by figure, and that -1 leaves its errors unjudged', () => {
+    const { code, lines } = run([], {
+      'svc.yml': 'operations:\n  GET /a:\n    expected-latency-p50: 3ms\n    expected-error-rate: 0.01\n  GET /b:\n    expected-error-rate: -1\n  GET /c:\n    retryable: true\n',
+    });
+    expect(code).toBe(0);
+    expect(lines).toContain('baselines: what is not configured is learned over 6h (svc.baselines.horizon); every other operation learns all three');
+    expect(lines).toContain('  GET /a: p50 configured (3ms), p99 learned, error rate configured (0.01)');
+    expect(lines).toContain('  GET /b: p50 learned, p99 learned, error rate not judged (expected-error-rate: -1; an outage still is)');
+    expect(lines).toContain('  GET /c: p50 learned, p99 learned, error rate learned');
+  });
+
   it('--all lists every value, defaults in their own units, and the memory breakdown', () => {
     const { code, output } = run(['--all']);
     expect(code).toBe(0);
-    expect(output).toMatch(/^ {2}svc\.patterns\.window +30s {2}\(default\)$/m);
+    expect(output).toMatch(/^ {2}svc\.patterns\.window +96s {2}\(default\)$/m);
+    expect(output).toMatch(/^ {2}svc\.baselines\.horizon +6h {2}\(default\)$/m);
     expect(output).toMatch(/^ {2}svc\.mcp\.approval-ttl +15m {2}\(default\)$/m);
     expect(output).toMatch(/^ {2}svc\.anomaly-detection\.min-latency-deviation +1ms {2}\(default\)$/m);
     expect(output).toMatch(/^ {2}svc\.topology\.team +"" {2}\(default\)$/m);

@@ -35,7 +35,7 @@ describe('rankedCause', () => {
     const { changes, at, cause } = setup();
     changes.record('config_change', 'feature flag new-pricing on', {}, at(-25 * MINUTE));
     changes.record('dependency_state', 'dependency payments healthy -> unhealthy', { state: 'unhealthy' }, at(-3_000), { dependency: 'payments' });
-    expect(cause()).toMatchObject({ change: { kind: 'dependency_state' }, reason: '3s before the episode began; payments is a dependency the service calls' });
+    expect(cause()).toMatchObject({ change: { kind: 'dependency_state' }, reason: '3s before the episode began; payments is a dependency the service calls; the fault began with it' });
   });
 
   it('blames the change a dependency failed right after: the dependency failure is its effect', () => {
@@ -91,6 +91,20 @@ describe('rankedCause', () => {
     // 1.3 s after the action: the breaker opening again by itself is a candidate.
     changes.record('circuit_breaker', 'circuit breaker payments-cb (payments) half_open -> open', { state: 'open', breaker: 'payments-cb' }, at(-200), { dependency: 'payments' });
     expect(cause()?.change.timestamp).toBe(at(-200));
+  });
+
+  it('clears a change followed by a minute of normal traffic before the fault, and says how the fault followed the one it names', () => {
+    const { changes, at } = setup();
+    const causeWith = (normalSince: number | null) => rankedCause(changes, { operation: OPERATION, startedAt: at(0), normalSince }, { ...CAUSE_DEFAULTS, dependencies: () => ['payments'] });
+    changes.record('deployment', 'process start', {}, at(-90_000));
+    // Normal traffic from the start on: the start is no cause of a fault a minute and a half later.
+    expect(causeWith(at(-90_000))).toBeUndefined();
+    // Faulty from the start (nothing normal before the episode): the start is the cause, and the reason says so.
+    expect(causeWith(null)?.reason).toBe('1m 30s before the episode began; a deployment replaces the code of every operation; the fault began soon after it, no normal traffic between');
+    // 40 s of normal traffic is not a stretch that clears it.
+    expect(causeWith(at(-40_000))?.reason).toMatch(/the fault began soon after it, 40s of normal traffic between$/);
+    changes.record('config_change', 'feature flag bulk_discounts enabled', {}, at(-2_000));
+    expect(causeWith(at(-90_000))?.reason).toBe('2s before the episode began; a configuration change of the whole process; the fault began with it');
   });
 
   it('says timing in seconds, minutes and hours', () => {

@@ -1,7 +1,7 @@
 /**
  * get_error_analysis: counts from the engine's recent history, deviation from the baseline error
- * rate, baseline confidence from the rolling snapshot, categories from failed spans and the
- * suggestion each kind of failure leads to.
+ * rate (configured or learned, with its source), baseline confidence from the learned normal,
+ * categories from failed spans and the suggestion each kind of failure leads to.
  */
 import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/mcp/text-layout.js';
@@ -29,10 +29,9 @@ describe('get_error_analysis', () => {
     expect(lineWith(text, 'Total requests')).toMatch(/: +100$/);
     expect(lineWith(text, 'Error count')).toMatch(/: +20$/);
     expect(lineWith(text, 'Error rate')).toMatch(/: +20\.00%$/);
-    expect(lineWith(text, 'Deviation')).toMatch(/: +ELEVATED \(20\.00% vs baseline 1\.00%, 20\.0x\)$/);
-    const snapshot = h.engine.rollingBaselines.getSnapshot(PAY)!;
-    expect(lineWith(text, 'Baseline confidence')).toMatch(new RegExp(`: +${snapshot.confidence} \\(${snapshot.sampleCount} samples\\)$`));
-    expect(snapshot).toMatchObject({ confidence: 'HIGH', sampleCount: 100 });
+    expect(lineWith(text, 'Deviation')).toMatch(/: +ELEVATED \(20\.00% vs baseline 1\.00% \(configured\), 20\.0x\)$/);
+    // All in one instant: no period of traffic has ended, so the learned normal does not judge yet.
+    expect(lineWith(text, 'Baseline confidence')).toMatch(/: +configured figures; the learned normal is still learning \(100 samples; a baseline forms at 10\)$/);
 
     expect(h.engine.errorCategories.of(PAY)).toEqual([
       { category: 'HTTP 503', count: 15 },
@@ -68,38 +67,56 @@ describe('get_error_analysis', () => {
 
   it('says below baseline, MEDIUM confidence and no categories for a clean operation', async () => {
     const h = toolHarness(baseline(0.2));
-    for (let i = 0; i < 50; i++) h.request('/pay', 30);
+    for (let i = 0; i < 50; i++) {
+      h.request('/pay', 30);
+      h.clock.advance(250);
+    }
     const text = await analysis(h);
-    expect(lineWith(text, 'Deviation')).toMatch(/: +below baseline \(0\.00% vs baseline 20\.00%, 0\.0x\)$/);
-    expect(lineWith(text, 'Baseline confidence')).toMatch(/: +MEDIUM \(50 samples\)$/);
+    expect(lineWith(text, 'Deviation')).toMatch(/: +below baseline \(0\.00% vs baseline 20\.00% \(configured\), 0\.0x\)$/);
+    // 50 requests over 12.5 s; the 10 s period that ended makes the normal judge.
+    expect(lineWith(text, 'Baseline confidence')).toMatch(/: +MEDIUM \(50 samples, learned over 13 s\)$/);
     expect(text).toContain('ERROR CATEGORIES (0 errors since start)\n  none\n\nSUGGESTION: no errors recorded; nothing to remedy for errors.');
   });
 
-  it('says normal and LOW confidence before the rolling baseline has its minimum samples', async () => {
+  it('says normal before the learned normal has its minimum samples, and what it judges by', async () => {
     const h = toolHarness(baseline(0.01));
-    for (let i = 0; i < 5; i++) h.request('/pay', 30);
+    for (let i = 0; i < 5; i++) {
+      h.request('/pay', 30);
+      h.clock.advance(2_500);
+    }
     const text = await analysis(h);
-    expect(lineWith(text, 'Deviation')).toMatch(/: +normal \(0\.00% vs baseline 1\.00%, 0\.0x\)$/);
-    expect(lineWith(text, 'Baseline confidence')).toMatch(/: +LOW \(5 samples; the rolling baseline forms at 10\)$/);
+    expect(lineWith(text, 'Deviation')).toMatch(/: +normal \(0\.00% vs baseline 1\.00% \(configured\), 0\.0x\)$/);
+    expect(lineWith(text, 'Baseline confidence')).toMatch(/: +configured figures; the learned normal is still learning \(5 samples; a baseline forms at 10\)$/);
   });
 
-  it('an operation with no configured baseline says learning (3 samples) until its rolling baseline forms', async () => {
+  it('an operation with no configured baseline is learning, its errors not judged yet, until its normal forms', async () => {
     const h = toolHarness();
     for (let i = 0; i < 3; i++) h.request('/pay', 30);
     const text = await analysis(h);
     expect(lineWith(text, 'Baseline confidence')).toMatch(/: +learning \(3 samples; a baseline forms at 10\)$/);
-    expect(lineWith(text, 'Deviation')).toMatch(/: +not judged: no expected error rate \(expected-error-rate unset; no error-rate baseline\)$/);
+    expect(lineWith(text, 'Deviation')).toMatch(/: +not judged yet: learning \(3 samples\)$/);
   });
 
-  it('rule 9: with the expected error rate unset, 30 % errors are not ELEVATED; the learned rate is shown as learned', async () => {
+  it('an unset expected error rate is the learned one: 30 % errors against a learned 2 % are ELEVATED, with the source', async () => {
     const h = toolHarness({ staticBaselines: new Map([[PAY, { latencyP50Ms: 30, latencyP99Ms: 100, errorRate: undefined }]]) });
-    for (let i = 0; i < 70; i++) h.request('/pay', 30);
-    for (let i = 0; i < 30; i++) h.failure('/pay', 30, { 'http.response.status_code': 503 });
+    for (let i = 0; i < 300; i++) {
+      if (i % 50 === 0) h.failure('/pay', 30, { 'http.response.status_code': 503 });
+      else h.request('/pay', 30);
+      h.clock.advance(100);
+    }
+    for (let i = 0; i < 100; i++) {
+      if (i % 10 < 3) h.failure('/pay', 30, { 'http.response.status_code': 503 });
+      else h.request('/pay', 30);
+      h.clock.advance(100);
+    }
     const text = await analysis(h);
-    expect(lineWith(text, 'Error rate')).toMatch(/: +30\.00%$/);
-    expect(lineWith(text, 'Deviation')).toMatch(/: +not judged: no expected error rate \(expected-error-rate unset; learned rate 30\.00%, shown, not judged\)$/);
-    expect(text).not.toContain('ELEVATED');
-    expect(text).not.toContain('baseline 0.00%');
+    expect(lineWith(text, 'Deviation')).toMatch(/: +ELEVATED \(\d+\.\d\d% vs baseline 2\.00% \(learned over 40 s\), \d+\.\dx\)$/);
+  });
+
+  it('expected-error-rate -1 leaves errors unjudged, and says an outage still is', async () => {
+    const h = toolHarness({ configuredOf: () => ({ latencyP50Ms: undefined, latencyP99Ms: undefined, errorRate: undefined, errorsUnjudged: true }) });
+    for (let i = 0; i < 20; i++) h.failure('/pay', 30, { 'http.response.status_code': 503 });
+    expect(lineWith(await analysis(h), 'Deviation')).toMatch(/: +not judged \(expected-error-rate: -1\); an outage still is$/);
   });
 
   it('counts only the last 5 minutes but keeps categories since start', async () => {

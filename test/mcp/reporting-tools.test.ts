@@ -122,10 +122,24 @@ describe('get_service_health', () => {
       throughputPerMinute: orders.throughputPerMinute,
       elevated: true,
       elevatedReasons: orders.elevatedReasons,
-      baseline: { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: 0.01 },
+      baseline: {
+        latencyP50Ms: 20,
+        latencyP99Ms: 80,
+        errorRate: 0.01,
+        sources: { p50: 'configured', p99: 'configured', errorRate: 'configured' },
+        learnedOverMs: orders.baseline!.learnedOverMs,
+        frozenSince: isoTime(orders.baseline!.frozenSince!),
+        acceptAt: isoTime(orders.baseline!.acceptAt!),
+      },
       baselineState: 'configured',
-      samples: 100,
-      learnedErrorRate: 0.2,
+      samples: orders.samples,
+      deviation: {
+        patterns: ['error_rate_spike'],
+        since: isoTime(orders.deviation!.sinceMs),
+        outage: false,
+        score: orders.deviation!.score,
+        forming: [],
+      },
       coldStart: null,
     });
     expect(json.operations.find((o) => o.name === HEALTH)).toMatchObject({ elevated: false, elevatedReasons: [] });
@@ -184,18 +198,24 @@ describe('get_service_health: baselines and dependencies as they are', () => {
     expect(lineWith(text, 'GET /new')).toMatch(/3 req +err 0\.00% +p50 \S+ +p99 \S+ +learning \(3 samples\)$/);
     expect(text).toContain('STATUS: HEALTHY');
     const { structured } = await h.callTool(getServiceHealth, { format: 'json' });
-    expect((structured as { operations: unknown[] }).operations[0]).toMatchObject({ name: 'GET /new', baseline: null, baselineState: 'learning', samples: 3, learnedErrorRate: null, elevated: false });
+    expect((structured as { operations: unknown[] }).operations[0]).toMatchObject({
+      name: 'GET /new',
+      baseline: { latencyP50Ms: null, latencyP99Ms: null, errorRate: null, sources: { p50: 'learning', p99: 'learning', errorRate: 'learning' } },
+      baselineState: 'learning',
+      samples: 3,
+      deviation: null,
+      elevated: false,
+    });
   });
 
-  it('rule 9: no error-rate baseline in JSON when the expected error rate is unset', async () => {
+  it('JSON says where each figure comes from: configured latencies, an error rate still learning judges nothing', async () => {
     const h = toolHarness({ staticBaselines: new Map([['GET /unset', { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: undefined }]]) });
     for (let i = 0; i < 100; i++) h.request('/unset', 20, i % 10 < 3);
     const { structured } = await h.callTool(getServiceHealth, { format: 'json' });
     expect((structured as { operations: unknown[] }).operations[0]).toMatchObject({
       elevated: false,
-      baseline: { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: null },
+      baseline: { latencyP50Ms: 20, latencyP99Ms: 80, errorRate: null, sources: { p50: 'configured', p99: 'configured', errorRate: 'learning' } },
       baselineState: 'configured',
-      learnedErrorRate: 0.3,
     });
     expect((await h.callTool(getServiceHealth)).text).not.toContain('ELEVATED');
   });
@@ -398,9 +418,10 @@ describe('get_cross_stack_context', () => {
     expect(text).toContain('No frontend telemetry connected');
 
     const orders = h.engine.health.getOperationHealth(ORDERS)!;
-    expect(lineWith(text, 'Error rate:')).toContain(`${percent(orders.errorRate)} (baseline 1.00%)`);
-    expect(lineWith(text, 'P50:')).toContain(`${ms(orders.p50)} (baseline 20ms)`);
-    expect(lineWith(text, 'Deviation:')).toContain('ELEVATED (error rate 20.0% vs baseline 1.0%)');
+    expect(lineWith(text, 'Error rate:')).toContain(`${percent(orders.errorRate)} (baseline 1.00%, configured)`);
+    expect(lineWith(text, 'P50:')).toContain(`${ms(orders.p50)} (baseline 20ms, configured)`);
+    expect(lineWith(text, 'Deviation:')).toContain(`ELEVATED (${orders.elevatedReasons.join('; ')})`);
+    expect(lineWith(text, 'Deviation:')).toContain('error rate 20.0% vs baseline 1.0%');
     const slo = h.engine.sloTracker.getStatus('orders-availability')!;
     expect(lineWith(text, 'orders-availability')).toMatch(new RegExp(`AVAILABILITY\\s+HEALTHY\\s+budget ${percent(slo.budgetRemaining)} remaining\\s+burn ${multiple(slo.burnRate)}`));
     expect(text.slice(text.indexOf('CORRELATION'))).toMatch(/W3C Trace Context.*traceparent/s);

@@ -1,8 +1,7 @@
 /**
  * Traffic spread over time on a fake clock, for tests whose faults must be sustained: the pattern
- * detectors judge a window of `patterns.window` (30 s) in 6 buckets and call a fault sustained
- * only when 5 of them are elevated, so a fault is a rate of requests held for tens of seconds,
- * never an instant burst.
+ * detectors judge horizons of one-second buckets in thirds and call a fault sustained only when
+ * every third deviates, so a fault is a rate of requests held for seconds, never an instant burst.
  */
 export interface TrafficTarget {
   readonly clock: { advance(ms: number): unknown };
@@ -31,10 +30,10 @@ export function traffic(h: TrafficTarget, route: string, { perSecond = 2, second
   return requests;
 }
 
-/** How long a fault is held in these tests: longer than the 30 s window, so it is sustained. */
+/** How long a fault is held in these tests: long enough to be seen at 2 req/s with time to spare. */
 export const FAULT_SECONDS = 40;
 
-/** Half the requests failing at 2 req/s for `seconds` (default 40 s): an error-rate spike the window sees as sustained. */
+/** 30 % of the requests failing at 2 req/s for `seconds` (default 40 s): an error-rate spike, not an outage. */
 export function failingFor(h: TrafficTarget, route: string, seconds = FAULT_SECONDS): number {
-  return traffic(h, route, { seconds, errorRate: 0.5 });
+  return traffic(h, route, { seconds, errorRate: 0.3 });
 }

@@ -50,6 +50,11 @@ export class ColdStartDetector implements PatternDetector {
     this.slotMs = Math.max(1000, Math.ceil(options.windowMs / SLOTS));
   }
 
+  /** When the process's cold-start window ends, epoch ms. */
+  get endsAtMs(): number {
+    return this.options.processStartMs + this.options.windowMs;
+  }
+
   /** Whether the process is still in its cold-start window at `nowMs`; once past it, never again (a wall clock stepped back does not reopen it). */
   isCold(nowMs: number): boolean {
     if (this.over) return false;

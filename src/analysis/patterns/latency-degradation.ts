@@ -1,8 +1,8 @@
 /**
- * latency_degradation: sustained latency elevation. Fires while all but one of the operation's
- * window buckets have a typical (geometric mean) latency of at least `factor` x the reference
- * p50 and at least the minimum deviation above it (OperationWindow judges the buckets). A fresh
- * process's warm-up is a cold start, not a degradation: nothing fires in the cold-start window.
+ * latency_degradation: sustained latency elevation. Fires while the operation's window holds its
+ * latency verdict: over a horizon and in each of its thirds, most requests slower than `factor`
+ * x the normal p50 (OperationWindow judges the horizons). A fresh process's warm-up is a cold
+ * start, not a degradation: nothing fires in the cold-start window.
  */
 import type { PatternContext, PatternDetector } from './pattern-detector.js';
 
@@ -10,6 +10,6 @@ export class LatencyDegradationDetector implements PatternDetector {
   readonly pattern = 'latency_degradation' as const;
 
   detect(context: PatternContext): boolean {
-    return context.window.degraded && !context.cold;
+    return context.window.degraded.holds && !context.cold;
   }
 }

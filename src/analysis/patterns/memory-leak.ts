@@ -7,8 +7,8 @@
  * down at each) gives a flat or zigzag floor while a leak raises it. The trend is the
  * least-squares slope and R^2 of the last `slots` floors, computed when a slot closes; it counts
  * as a leak from `minSlots` floors on, with slope >= `slopeBytesPerMinute` and R^2 >= `minR2`.
- * The operation side is the window verdict "slow" (all but one bucket at `slowFactor` x the
- * reference p50) or "failing" (error rate spiking).
+ * The operation side is the window verdict "slow" (every third of a horizon at `slowFactor` x
+ * the normal p50) or "failing" (error rate spiking).
  */
 import type { PatternContext, PatternDetector } from './pattern-detector.js';
 
@@ -94,6 +94,6 @@ export class MemoryLeakDetector implements PatternDetector {
   }
 
   detect(context: PatternContext): boolean {
-    return this.growing && (context.window.slow || context.window.failing);
+    return this.growing && (context.window.slow || context.window.failing.holds);
   }
 }

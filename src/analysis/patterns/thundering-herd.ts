@@ -1,9 +1,11 @@
 /**
  * thundering_herd: a request spike right after a recovery. Within `windowMs` after a recovery
  * (a dependency back to healthy, or an operation's error spike ending), the last `recentMs`
- * carry at least `rateMultiplier` x the usual count per `recentMs` over the minute before, and
- * at least `minRequests`. The request rate is a service-wide ring of one-second buckets,
- * advanced by the clock; it is read only while a recovery is recent.
+ * carry at least `rateMultiplier` x the usual count per `recentMs`, and at least `minRequests`.
+ * The usual rate is the one of the minute before the recovery, so a flood is named for as long as
+ * it lasts (past `windowMs` too), not only until its own requests raise the average. The request
+ * rate is a service-wide ring of one-second buckets, advanced by the clock; it is read only while
+ * a recovery is recent or a herd goes on.
  */
 import { TimeRing } from '../time-ring.js';
 import type { PatternContext, PatternDetector } from './pattern-detector.js';
@@ -27,12 +29,15 @@ export class RequestRate {
     this.ring.add(nowMs);
   }
 
-  /** Requests in the last `recentSeconds` and the average per `recentSeconds` over the rest of the minute observed. */
-  recentAndUsual(nowMs: number, recentSeconds: number): { recent: number; usual: number } {
-    const recent = this.ring.sum(nowMs, 0, recentSeconds);
-    const older = this.ring.total(nowMs) - recent;
-    const observed = Math.min(RATE_SECONDS, Math.floor(nowMs / 1000) - this.firstSecond + 1) - recentSeconds;
-    return { recent, usual: observed > 0 ? (older / observed) * recentSeconds : Number.POSITIVE_INFINITY };
+  /** Requests in the last `seconds`. */
+  recent(nowMs: number, seconds: number): number {
+    return this.ring.sum(nowMs, 0, seconds);
+  }
+
+  /** Requests per second over the minute observed up to `nowMs`; Infinity before a whole second was. */
+  perSecond(nowMs: number): number {
+    const observed = Math.min(RATE_SECONDS, Math.floor(nowMs / 1000) - this.firstSecond);
+    return observed > 0 ? this.ring.total(nowMs) / observed : Number.POSITIVE_INFINITY;
   }
 }
 
@@ -40,6 +45,10 @@ export class ThunderingHerdDetector implements PatternDetector {
   readonly pattern = 'thundering_herd' as const;
   readonly rate = new RequestRate();
   private lastRecoveryAt = Number.NEGATIVE_INFINITY;
+  /** Requests per second in the minute before the last recovery. */
+  private usualPerSecond = Number.POSITIVE_INFINITY;
+  /** Whether the herd held at the last request: it goes on past the window while it lasts. */
+  private flooding = false;
   private readonly recentSeconds: number;
 
   constructor(private readonly options: ThunderingHerdOptions) {
@@ -48,11 +57,15 @@ export class ThunderingHerdDetector implements PatternDetector {
 
   recordRecovery(nowMs: number): void {
     this.lastRecoveryAt = nowMs;
+    // A recovery during a herd (its own requests ending an error spike) keeps the rate from before.
+    if (!this.flooding) this.usualPerSecond = this.rate.perSecond(nowMs);
   }
 
   detect(context: PatternContext): boolean {
-    if (context.nowMs - this.lastRecoveryAt > this.options.windowMs) return false;
-    const { recent, usual } = this.rate.recentAndUsual(context.nowMs, this.recentSeconds);
-    return recent >= this.options.minRequests && recent >= this.options.rateMultiplier * Math.max(usual, 1);
+    if (context.nowMs - this.lastRecoveryAt > this.options.windowMs && !this.flooding) return false;
+    const recent = this.rate.recent(context.nowMs, this.recentSeconds);
+    const usual = this.usualPerSecond * this.recentSeconds;
+    this.flooding = recent >= this.options.minRequests && recent >= this.options.rateMultiplier * Math.max(usual, 1);
+    return this.flooding;
   }
 }

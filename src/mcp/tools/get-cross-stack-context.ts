@@ -17,7 +17,7 @@ import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { type CrossStackView, type FrontendTelemetry, MIN_SAMPLES, median, WINDOW_MS } from '../../frontend/frontend-telemetry.js';
 import { callFor, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
-import { blocks, columns, fields, listSome, ms, multiple, percent, plural, section, withBaseline } from '../text-layout.js';
+import { againstBaseline, blocks, columns, fields, listSome, ms, multiple, percent, plural, section, withBaseline } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { operationName, page, requireKnownOperation } from '../tool-params.js';
 import { sloKind, slosWorstFirst } from './worst-first.js';
@@ -75,10 +75,9 @@ function backendFields(op: OperationHealth, recentMinutes: number, traces: strin
   return fields([
     ['Operation', shownName(op.operation)],
     ['Requests', `${op.requestCount} in the last ${recentMinutes} minutes`],
-    // Only an expected error rate is a baseline for errors (rule 9).
-    ['Error rate', withBaseline(percent(op.errorRate), op.expectedErrorRate === undefined ? undefined : percent(op.expectedErrorRate))],
-    ['P50', withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))],
-    ['P99', withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))],
+    ['Error rate', againstBaseline(percent(op.errorRate), base, 'errorRate', percent)],
+    ['P50', againstBaseline(ms(op.p50), base, 'p50', ms)],
+    ['P99', againstBaseline(ms(op.p99), base, 'p99', ms)],
     ['Deviation', deviation],
     ['Correlated traces', traces],
   ]);

@@ -1,22 +1,24 @@
 /**
  * get_error_analysis: an operation's errors over the recent minutes (health window) against its baseline error
- * rate, how much the rolling baseline can be trusted, and its error categories (since start), so
+ * rate, how much the learned normal can be trusted, and its error categories (since start), so
  * an agent in the PLAN phase can pick a remedy; the SUGGESTION line names one.
  *
- * Deviation: against the operation's expected error rate only (rule 9): ELEVATED with the health
- * aggregator's rule (more than 5 points above it and over twice it), below baseline by the mirror
- * rule (more than 5 points below and under half of it), normal otherwise. With no expected error
- * rate (`expected-error-rate` unset) it says `not judged`, with the rolling baseline's error rate
- * marked as learned once one formed. Baseline confidence is the rolling baseline's; before it
- * forms, `LOW (n samples; ...)` for an operation with a configured baseline and
- * `learning (n samples; ...)` for one without.
+ * Deviation: against the operation's baseline error rate, configured or learned (with its source,
+ * as every tool quotes it): ELEVATED with the health aggregator's rule (more than 5 points above it
+ * and over twice it, floored at 1 %), below baseline by the mirror rule (more than 5 points below
+ * and under half of it), normal otherwise; `not judged yet: learning (n samples)` before a normal
+ * formed, and `not judged (expected-error-rate: -1)` where configuration says so. Baseline
+ * confidence is the learned normal's, by its samples (LOW under 30, MEDIUM under 100, HIGH) with
+ * how long it covers.
  *
  * Bounded (src/mcp/bounded-output.ts): category names are cut at 128 characters, the suggestion
  * at 1/16 of `svc.mcp.max-output-bytes`, and categories beyond what fits (at most 21 are kept per
  * operation) are paged, most frequent first:
  * `… 12 more error categories left out; call get_error_analysis with ... page=2`.
  */
+import { confidenceOf } from '../../analysis/baseline.js';
 import type { Engine } from '../../analysis/engine.js';
+import { durationText, ERROR_RATE_FLOOR, type OperationBaseline } from '../../analysis/operation-baseline.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, plural, section } from '../text-layout.js';
@@ -51,7 +53,7 @@ export const getErrorAnalysis = defineTool({
     }
     const errorRate = requests ? errors / requests : 0;
     const health = engine.health.getOperationHealth(operation);
-    const snapshot = engine.rollingBaselines.getSnapshot(operation);
+    const baseline = health?.baseline;
     const categories = engine.errorCategories.of(operation);
     const categorized = categories.reduce((sum, c) => sum + c.count, 0);
 
@@ -64,15 +66,8 @@ export const getErrorAnalysis = defineTool({
         ['Total requests', String(requests)],
         ['Error count', String(errors)],
         ['Error rate', percent(errorRate)],
-        ['Deviation', deviation(requests, errorRate, health?.expectedErrorRate, health?.learnedErrorRate, engine.health.recentMinutes)],
-        [
-          'Baseline confidence',
-          snapshot
-            ? `${snapshot.confidence} (${snapshot.sampleCount} samples)`
-            : health?.baselineState === 'configured'
-              ? `LOW (${plural(health.samples, 'sample')}; the rolling baseline forms at ${engine.rollingBaselines.minSamples})`
-              : `learning (${plural(health?.samples ?? 0, 'sample')}; a baseline forms at ${engine.rollingBaselines.minSamples})`,
-        ],
+        ['Deviation', deviation(requests, errorRate, baseline, engine.health.recentMinutes)],
+        ['Baseline confidence', confidence(baseline, engine.normals.rules.minSamples)],
       ]),
     ].join('\n');
     const suggested = `SUGGESTION: ${cutField(suggestion(engine, errors, categories[0]?.category), fieldChars(maxBytes))}`;
@@ -87,16 +82,26 @@ export const getErrorAnalysis = defineTool({
   },
 });
 
-function deviation(requests: number, rate: number, expected: number | undefined, learned: number | undefined, recentMinutes: number): string {
+/** The error rate against its baseline (configured or learned, with where it comes from), by the health aggregator's rule. */
+function deviation(requests: number, rate: number, baseline: OperationBaseline | undefined, recentMinutes: number): string {
   if (requests === 0) return `no requests in the last ${recentMinutes} minutes`;
+  const expected = baseline?.errorRate;
   if (expected === undefined) {
-    const known = learned === undefined ? 'no error-rate baseline' : `learned rate ${percent(learned)}, shown, not judged`;
-    return `not judged: no expected error rate (expected-error-rate unset; ${known})`;
+    return baseline?.errorRateSource === 'unjudged' ? `${baseline.describe('unjudged')}; an outage still is` : `not judged yet: ${baseline?.describe('learning') ?? 'learning (0 samples)'}`;
   }
-  const versus = `${percent(rate)} vs baseline ${percent(expected)}${expected > 0 ? `, ${multiple(rate / expected)}` : ''}`;
-  if (rate > expected + DEVIATION_POINTS && rate > 2 * expected) return `ELEVATED (${versus})`;
+  const versus = `${percent(rate)} vs baseline ${percent(expected)} (${baseline!.describe(baseline!.errorRateSource)})${expected > 0 ? `, ${multiple(rate / expected)}` : ''}`;
+  if (rate > expected + DEVIATION_POINTS && rate > 2 * Math.max(expected, ERROR_RATE_FLOOR)) return `ELEVATED (${versus})`;
   if (rate < expected - DEVIATION_POINTS && rate < expected / 2) return `below baseline (${versus})`;
   return `normal (${versus})`;
+}
+
+/** How far the learned normal can be trusted: its confidence by samples and how long it covers, or configured, or learning. */
+function confidence(baseline: OperationBaseline | undefined, minSamples: number): string {
+  if (!baseline?.formed) {
+    const learning = `${plural(baseline?.samples ?? 0, 'sample')}; a baseline forms at ${minSamples}`;
+    return baseline?.state === 'configured' ? `configured figures; the learned normal is still learning (${learning})` : `learning (${learning})`;
+  }
+  return `${confidenceOf(baseline.samples)} (${plural(baseline.samples, 'sample')}, learned over ${durationText(baseline.learnedOverMs)})`;
 }
 
 /** One remedy for the PLAN phase, from the most frequent error category. */

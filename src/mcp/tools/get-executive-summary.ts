@@ -113,8 +113,8 @@ function issueLine(op: OperationHealth): string {
   const base = op.baseline;
   return [
     `${cutField(op.operation, MAX_NAME)}:`,
-    `err ${withBaseline(percent(op.errorRate), op.expectedErrorRate === undefined ? undefined : percent(op.expectedErrorRate))},`,
-    `p50 ${withBaseline(ms(op.p50), base && ms(base.latencyP50Ms))},`,
-    `p99 ${withBaseline(ms(op.p99), base && ms(base.latencyP99Ms))}`,
+    `err ${withBaseline(percent(op.errorRate), base?.errorRate === undefined ? undefined : percent(base.errorRate))},`,
+    `p50 ${withBaseline(ms(op.p50), base?.latencyP50Ms === undefined ? undefined : ms(base.latencyP50Ms))},`,
+    `p99 ${withBaseline(ms(op.p99), base?.latencyP99Ms === undefined ? undefined : ms(base.latencyP99Ms))}`,
   ].join(' ');
 }

@@ -22,13 +22,14 @@
  */
 import type { GuardrailTrip } from '../../agentic/agent-activity.js';
 import type { Engine } from '../../analysis/engine.js';
+import { durationText } from '../../analysis/operation-baseline.js';
 import { PATTERN_DESCRIPTIONS } from '../../analysis/pattern-matcher.js';
 import type { FleetSnapshot } from '../../fleet/fleet-view.js';
 import type { Outlier } from '../../fleet/outliers.js';
-import { buildIncidentContext, type ChangeLine, type IncidentContext } from '../../incidents/incident-context.js';
+import { buildIncidentContext, type ChangeLine, type IncidentContext, type PatternLine } from '../../incidents/incident-context.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, type PageRequest, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
-import { blocks, fields, isoTime, ms, percent, plural, section, withBaseline } from '../text-layout.js';
+import { againstBaseline, blocks, fields, isoTime, ms, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { operationName, page } from '../tool-params.js';
 import { outlierText } from './fleet-lines.js';
@@ -74,9 +75,9 @@ interface ShownContext extends IncidentContext {
   readonly summary: string;
 }
 
-/** `GET /orders/{id}: error_rate_spike; error rate 12.00%, p50 40ms; service DEGRADED` */
+/** `GET /orders/{id}: error_rate_spike; error rate 12.00%, p50 40ms; service DEGRADED`: what opened the incident first. */
 function summaryOf(context: IncidentContext): string {
-  const what = context.patterns.length ? context.patterns.join(', ') : context.id ? 'latency anomaly' : 'no open incident';
+  const what = context.openedBy ?? (context.patterns.length ? `no open incident; ${context.patterns.join(', ')} now` : 'no open incident');
   return `${context.operation}: ${what}; error rate ${percent(context.errorRate)}, p50 ${context.trafficSeen ? ms(context.p50) : 'n/a'}; service ${context.serviceStatus}`;
 }
 
@@ -177,6 +178,16 @@ function withGuardrailTrips(text: string, trips: readonly GuardrailTrip[], chars
   return blocks.join('\n\n');
 }
 
+/**
+ * `latency_degradation (since 12:00:03Z: Sustained latency elevation above baseline)`,
+ * `error_rate_spike forming, 6 s of evidence`, `cold_start (earlier in the episode: ...)`.
+ */
+function patternText(line: PatternLine, nowMs: number): string {
+  const since = line.sinceMs === undefined ? '' : isoTime(line.sinceMs).slice(11);
+  if (line.state === 'forming') return `${line.pattern} forming, ${durationText(Math.max(0, nowMs - (line.sinceMs ?? nowMs)))} of evidence`;
+  return `${line.pattern} (${line.state === 'now' ? `since ${since}` : 'earlier in the episode'}: ${PATTERN_DESCRIPTIONS[line.pattern]})`;
+}
+
 /** One WHAT CHANGED line: `<time> <kind>: <description>`, flagged as the probable cause or as an action taken. */
 export function changeLine(change: ChangeLine, causeReason: string | undefined): string {
   const flag = change.probableCause ? `  PROBABLE CAUSE (${causeReason ?? 'closest change'})` : change.actionTaken ? '  ACTION TAKEN (not a cause)' : '';
@@ -212,12 +223,12 @@ export function formatIncidentContext(context: ShownContext): string {
       'WHAT IS HAPPENING',
       fields([
         ['Operation', context.operation],
-        ['Error rate', withBaseline(percent(context.errorRate), context.baselineErrorRate === undefined ? undefined : percent(context.baselineErrorRate))],
-        ['Latency P50', withBaseline(ms(context.p50), context.baselineP50 === undefined ? undefined : ms(context.baselineP50))],
-        ['Latency P99', withBaseline(ms(context.p99), context.baselineP99 === undefined ? undefined : ms(context.baselineP99))],
-        ['Anomaly score', context.anomalyScore.toFixed(2)],
+        ['Error rate', againstBaseline(percent(context.errorRate), context.baseline, 'errorRate', percent)],
+        ['Latency P50', againstBaseline(ms(context.p50), context.baseline, 'p50', ms)],
+        ['Latency P99', againstBaseline(ms(context.p99), context.baseline, 'p99', ms)],
+        ['Anomaly score', `${context.anomalyScore.toFixed(2)}${context.peakAnomalyScore > context.anomalyScore ? ` (peak ${context.peakAnomalyScore.toFixed(2)})` : ''}`],
         ['Service health', `${context.serviceStatus}${context.serviceReasons.length ? ` (${context.serviceReasons.join('; ')})` : ''}`],
-        ['Patterns', context.patterns.length ? context.patterns.map((p) => `${p} (${PATTERN_DESCRIPTIONS[p]})`).join('; ') : 'none'],
+        ['Patterns', context.patternLines.length ? context.patternLines.map((p) => patternText(p, context.readAt)).join('; ') : 'none'],
       ]),
     ),
     section('WHAT CHANGED', changed),

@@ -33,20 +33,25 @@
  * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos[, agents] },
  *   nextPage: string | null, reasons: string[],
  *   operations: [{ name, requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
- *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate: number | null } | null,
- *                  baselineState: 'configured' | 'learned' | 'learning', samples, learnedErrorRate: number | null }],
+ *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate: number | null,
+ *                  sources: { p50, p99, errorRate: 'configured' | 'learned' | 'learning' | 'unjudged' }, learnedOverMs,
+ *                  frozenSince, acceptAt: string | null } | null, baselineState: 'configured' | 'learned' | 'learning',
+ *                  samples, deviation: { patterns, since: string | null, outage, score, forming: [{ pattern, since }] } | null }],
  *   dependencies: [{ name, state, errorRate, averageLatencyMs, calls, windowMs, stale, lastCallAt }],
  *   slos: [{ name, compliance, budgetRemaining, burnRate }],
  *   agents (only with active agents): [{ name, invocations, failures, guardrailTrips,
  *            tripsByGuardrail: { max_steps, loop, cost_budget }, stepsP50, stepsP99: number | null, costUsd, windowMinutes }] }
  * Rates and budgets are fractions (0.025 for 2.5 %), latencies milliseconds; `leftOut` counts, per
- * array, the items not on this page. `baseline.errorRate` is the expected error rate errors are
- * judged against, null when unset (rule 9); `learnedErrorRate` is the rolling baseline's, shown,
- * never judged. `calls` are within the last `windowMs`; `lastCallAt` is ISO 8601 UTC.
+ * array, the items not on this page. Each baseline figure is the configured one or the learned
+ * normal's (src/analysis/operation-baseline.ts), null while learning or, for the error rate, when
+ * unjudged (`expected-error-rate: -1`). `frozenSince` / `acceptAt`: a deviation keeps the normal from
+ * learning since then, and becomes normal at `acceptAt` if it lasts. `calls` are within the last
+ * `windowMs`; `lastCallAt` is ISO 8601 UTC.
  */
 
 import { type AgentSummary, GUARDRAILS, WINDOW_MINUTES } from '../../agentic/agent-activity.js';
 import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
+import type { OperationBaseline } from '../../analysis/operation-baseline.js';
 import type { ColdStart } from '../../analysis/pattern-matcher.js';
 import type { ReplicaInfo } from '../../fleet/fleet-view.js';
 import { callFor, cutField, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
@@ -214,9 +219,17 @@ function operationCells(op: OperationHealth): string[] {
   return cells;
 }
 
-/** ELEVATED with its reasons, or learning with its samples; undefined for an operation within its baseline. */
+/**
+ * ELEVATED with its reasons (and, while a deviation keeps the normal from learning, when it becomes
+ * normal if it lasts), or learning with its samples; undefined for an operation within its baseline.
+ */
 function flagOf(op: OperationHealth): string | undefined {
-  if (op.elevated) return `ELEVATED (${op.elevatedReasons.join('; ')})`;
+  if (op.elevated) {
+    // Only where a figure is learned: a configured one never moves.
+    const acceptAt = op.baselineState === 'learned' ? op.baseline?.acceptAt : undefined;
+    const frozen = acceptAt === undefined ? '' : `; normal frozen since ${isoTime(op.baseline!.frozenSince!)}, this level becomes normal at ${isoTime(acceptAt)} if it lasts, or at reset_baseline`;
+    return `ELEVATED (${op.elevatedReasons.join('; ')}${frozen})`;
+  }
   if (op.baselineState === 'learning') return `learning (${plural(op.samples, 'sample')})`;
   return undefined;
 }
@@ -253,6 +266,18 @@ function dependencyCells(d: DependencySummary, windowMs: number): string[] {
   const within = `in ${duration(windowMs)}`;
   if (d.stale) return [shownName(d.name), `${d.state} (stale)`, `no calls since ${isoTime(d.lastCallAt)}`, `0 calls ${within}`];
   return [shownName(d.name), d.state, `err ${percent(d.errorRate)}`, `avg ${ms(d.averageLatencyMs)}`, `${plural(d.calls, 'call')} ${within}`];
+}
+
+function baselineJson(b: OperationBaseline) {
+  return {
+    latencyP50Ms: b.latencyP50Ms ?? null,
+    latencyP99Ms: b.latencyP99Ms ?? null,
+    errorRate: b.errorRate ?? null,
+    sources: { p50: b.p50Source, p99: b.p99Source, errorRate: b.errorRateSource },
+    learnedOverMs: b.learnedOverMs,
+    frozenSince: b.frozenSince === undefined ? null : isoTime(b.frozenSince),
+    acceptAt: b.acceptAt === undefined ? null : isoTime(b.acceptAt),
+  };
 }
 
 function healthJson(
@@ -297,10 +322,18 @@ function healthJson(
           throughputPerMinute: op.throughputPerMinute,
           elevated: op.elevated,
           elevatedReasons: [...op.elevatedReasons],
-          baseline: op.baseline ? { latencyP50Ms: op.baseline.latencyP50Ms, latencyP99Ms: op.baseline.latencyP99Ms, errorRate: op.expectedErrorRate ?? null } : null,
+          baseline: op.baseline ? baselineJson(op.baseline) : null,
           baselineState: op.baselineState,
           samples: op.samples,
-          learnedErrorRate: op.learnedErrorRate ?? null,
+          deviation: op.deviation
+            ? {
+                patterns: [...op.deviation.patterns],
+                since: Number.isNaN(op.deviation.sinceMs) ? null : isoTime(op.deviation.sinceMs),
+                outage: op.deviation.outage,
+                score: op.deviation.score,
+                forming: op.deviation.forming.map((f) => ({ pattern: f.pattern, since: isoTime(f.sinceMs) })),
+              }
+            : null,
           coldStart: op.coldStart ?? null,
         })),
       },

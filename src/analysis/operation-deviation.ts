@@ -1,0 +1,38 @@
+/**
+ * How an operation deviates from its normal right now, as its window last judged it: the patterns
+ * that hold (since when, how far on the spec's scale, whether it is an outage) and those still
+ * forming (`latency_degradation forming, 6 s of evidence`). Health marks the operation from it and
+ * the incident context shows it, so both tell the same story. A window without a request for
+ * longer than its longest horizon has no evidence left and shows nothing.
+ */
+import type { IncidentPattern, PatternMatcher } from './pattern-matcher.js';
+import type { OperationWindow } from './patterns/operation-window.js';
+
+export interface FormingPattern {
+  readonly pattern: IncidentPattern;
+  /** When its evidence began, epoch ms. */
+  readonly sinceMs: number;
+}
+
+export interface OperationDeviation {
+  /** Patterns that hold now. */
+  readonly patterns: readonly IncidentPattern[];
+  /** When the earliest verdict holding now began, epoch ms (NaN when only forming). */
+  readonly sinceMs: number;
+  readonly outage: boolean;
+  /** min(1, |z| / 4) of the deviation from normal, over the horizon that showed it. */
+  readonly score: number;
+  readonly forming: readonly FormingPattern[];
+}
+
+export function deviationOf(window: OperationWindow, matcher: PatternMatcher, operation: string): OperationDeviation | undefined {
+  const now = matcher.now();
+  if (now - window.closedEndMs > matcher.longestHorizonMs) return undefined;
+  const patterns = matcher.patternsNow(window, operation);
+  const forming: FormingPattern[] = [];
+  if (!patterns.includes('latency_degradation') && Number.isFinite(window.latencyFormingSinceMs)) forming.push({ pattern: 'latency_degradation', sinceMs: window.latencyFormingSinceMs });
+  if (!patterns.includes('error_rate_spike') && Number.isFinite(window.errorsFormingSinceMs)) forming.push({ pattern: 'error_rate_spike', sinceMs: window.errorsFormingSinceMs });
+  if (!patterns.length && !forming.length) return undefined;
+  const onsets = [window.degraded, window.failing, window.outage].filter((v) => v.holds).map((v) => v.onsetMs);
+  return { patterns, sinceMs: onsets.length ? Math.min(...onsets) : Number.NaN, outage: window.outage.holds, score: window.score, forming };
+}
