@@ -98,6 +98,29 @@ export class MinuteHistory {
     }
   }
 
+  /**
+   * Adds a minute counted elsewhere (a previous run's, read back from the state store) to the
+   * minute it started in: one that left the history is dropped (returns false), one ahead of now
+   * counts in the current minute. `firstAt`, the first request's time when it was in that minute,
+   * moves the history's first request earlier (else the minute's start does).
+   */
+  merge(now: number, minute: MinuteCounts, firstAt = minute.minuteStart): boolean {
+    const slot = this.ring.addAt(now, Math.floor(minute.minuteStart / MINUTE_MS), COUNT, minute.count);
+    if (slot < 0) return false;
+    this.ring.addTo(slot, ERRORS, minute.errors);
+    const histogram = (this.histograms[slot] ??= newHistogram());
+    for (let i = 0; i < HISTOGRAM_BUCKETS; i++) histogram[i]! += minute.histogram[i]!;
+    const first = Math.min(firstAt, now);
+    if (!this.started || first < this.firstAt) {
+      this.started = true;
+      this.firstAt = first;
+    }
+    this.writes++;
+    // The recent minutes are summed afresh at the next read.
+    this.recentBucket = -1;
+    return true;
+  }
+
   /** The minutes of the last `count` minutes (oldest first) that saw traffic. */
   private recent(now: number, count: number): { start: number; slot: number }[] {
     return this.ring.buckets(now, count).filter((b) => this.ring.get(b.slot, COUNT) > 0);
