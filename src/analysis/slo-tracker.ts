@@ -224,7 +224,9 @@ class TrackedSlo {
       if (isBad) ring.addTo(s, BAD);
     }
     if (isBad) this.window.addTo(slot, BAD);
-    if (!this.refresh(now)) return;
+    // The event that makes the window sufficient is priced with the waiting ones, not twice.
+    const priced = this.sufficient;
+    if (!this.refresh(now) || !priced) return;
     if (isBad) {
       this.window.addTo(slot, SPENT, 1 / this.allowedBadEvents(now));
       this.window.addTo(slot, PRICED);
