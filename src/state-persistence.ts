@@ -11,6 +11,7 @@ import { MinuteHistoryRecords } from './analysis/minute-history-records.js';
 import { SloBudgetRecords } from './analysis/slo-budget-records.js';
 import type { CheckpointedState } from './checkpointed-state.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
+import { analysisClaims } from './fleet/analysis-claims.js';
 import { FleetSync } from './fleet/fleet-sync.js';
 import { instanceIdFrom } from './fleet/instance-id.js';
 import { AUDIT_COLLECTION, type AuditTrail } from './incidents/audit-trail.js';
@@ -78,7 +79,11 @@ export function openStateFromConfig(config: ResolvedConfig, namespace: string, c
   const opened = openState(options);
   // Replicas with this service name on this Redis are one fleet (docs/state.md, Fleet).
   const store = opened.writer.store;
-  return store instanceof RedisStore ? { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report, opened.ready) } : opened;
+  if (!(store instanceof RedisStore)) return opened;
+  // Each replica's analysis records are its own; those of replicas that left are taken over, once.
+  opened.checkpoints.claim = analysisClaims(store, opened.instanceId);
+  opened.checkpoints.takeAgainMs = config.get<number>('fleet.replica-ttl') + config.get<number>('fleet.publish-interval');
+  return { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report, opened.ready) };
 }
 
 /** Checkpoints the analysis state and writes what is queued: at SIGTERM, and when the process ends. */

@@ -9,7 +9,11 @@
  * A store that could not be read at start is tried again at each checkpoint until it answers.
  *
  * `owner` is put before every key (`<owner> <key>`): on a fleet's Redis the replica's instance
- * id, so replicas sharing the keyspace keep their own records; none for a single process.
+ * id (URI-encoded), so replicas sharing the keyspace keep their own records; none for a single
+ * process. There `claim` (src/fleet/analysis-claims.ts) says whether this replica may take an
+ * owner's records: its own, and those of replicas that left the fleet, which it merges into its
+ * own like a restart's and deletes. Other replicas' records are looked at again `takeAgainMs`
+ * after the restore (a predecessor still counted as live at the start).
  */
 import type { CheckpointedState, StoredValue } from '../checkpointed-state.js';
 import type { StateSink } from '../state-sink.js';
@@ -22,6 +26,16 @@ export interface CheckpointOptions {
   readonly report: (line: string) => void;
 }
 
+/** Whether this process may take `owner`'s records (its own when `own`); rejects when the store cannot tell. */
+export type OwnerClaim = (owner: string, own: boolean) => Promise<boolean>;
+
+interface Loaded {
+  readonly part: CheckpointedState;
+  /** The key as stored, owner and all. */
+  readonly key: string;
+  readonly text: string;
+}
+
 export class Checkpoints {
   private readonly parts: CheckpointedState[] = [];
   private readonly sink: StateSink;
@@ -29,6 +43,9 @@ export class Checkpoints {
   private restoring: Promise<number> | undefined;
   private restored = false;
   private closed = false;
+  /** Set on a fleet's Redis: without it every record is this process's own. */
+  claim: OwnerClaim | undefined;
+  takeAgainMs = 0;
 
   constructor(
     private readonly writer: StateWriter,
@@ -60,31 +77,60 @@ export class Checkpoints {
    */
   restore(): Promise<number> {
     if (this.restored) return Promise.resolve(0);
-    this.restoring ??= this.load().finally(() => (this.restoring = undefined));
+    this.restoring ??= this.load(true).finally(() => (this.restoring = undefined));
     return this.restoring;
   }
 
-  private async load(): Promise<number> {
-    const prefix = this.options.owner ? `${this.options.owner} ` : '';
-    const loaded: [CheckpointedState, StoredValue[]][] = [];
-    let unreadable = 0;
+  /** Reads the parts' collections whole, then applies the records of the owners this process may take. */
+  private async load(own: boolean): Promise<number> {
+    const mine = this.options.owner;
+    const byOwner = new Map<string, Loaded[]>();
     for (const part of this.parts) {
-      const records: StoredValue[] = [];
       for (const { key, value } of await this.writer.store.load(part.collection)) {
-        if (!key.startsWith(prefix)) continue;
-        try {
-          records.push({ key: key.slice(prefix.length), value: JSON.parse(value) });
-        } catch {
-          unreadable++;
-        }
+        const space = mine ? key.indexOf(' ') : 0;
+        const owner = key.slice(0, space);
+        if (space < 0 || (owner === mine ? !own : !this.claim)) continue;
+        const records = byOwner.get(owner) ?? byOwner.set(owner, []).get(owner)!;
+        records.push({ part, key, text: value });
       }
-      loaded.push([part, records]);
     }
-    // Read whole before any is applied; applied once, even when two restores raced.
-    if (this.restored) return 0;
-    this.restored = true;
-    for (const [part, records] of loaded) unreadable += part.restore(records);
+    const taken: string[] = [];
+    for (const owner of byOwner.keys()) if (!this.claim || (await this.claim(owner, owner === mine))) taken.push(owner);
+    // Applied once, even when two restores raced.
+    if (own) {
+      if (this.restored) return 0;
+      this.restored = true;
+      if (this.claim && this.takeAgainMs > 0) setTimeout(() => this.takeOthers(), this.takeAgainMs).unref();
+    }
+    let unreadable = 0;
+    for (const owner of taken) {
+      const records = byOwner.get(owner)!;
+      for (const part of this.parts) {
+        const values: StoredValue[] = [];
+        for (const record of records) {
+          if (record.part !== part) continue;
+          try {
+            values.push({ key: record.key.slice(owner.length + (mine ? 1 : 0)), value: JSON.parse(record.text) });
+          } catch {
+            unreadable++;
+          }
+          // Another replica's: from now on in this one's records.
+          if (owner !== mine) this.writer.delete(part.collection, record.key);
+        }
+        unreadable += part.restore(values);
+      }
+    }
     return unreadable;
+  }
+
+  private takeOthers(): void {
+    if (this.closed) return;
+    this.load(false).then(
+      (skipped) => {
+        if (skipped) this.options.report(`state store ${this.writer.store.description}: ${skipped} analysis records of replicas that left did not read back and were skipped`);
+      },
+      () => undefined,
+    );
   }
 
   /** Each part puts what changed since the last checkpoint; nothing until the previous run's records are in. */

@@ -2,22 +2,27 @@
  * SLO budgets and minute histories across a restart (docs/state.md, "Analysis state"): a run
  * counts on a fake clock, checkpoints into a real store (SQLite on a file, and memory:), and a
  * new run on the same store merges the records into what it counted meanwhile. Corrupt, foreign
- * and future records are skipped and counted; records stay within their byte bounds.
+ * and future records are skipped and counted; records stay within their byte bounds. On a fleet's
+ * Redis (a real redis-server) replicas keep their own records and take those of replicas that left.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { Engine } from '../../src/analysis/engine.js';
 import { HISTOGRAM_BUCKETS } from '../../src/analysis/latency-histogram.js';
 import { MAX_MINUTE_RECORD_BYTES, MINUTE_HISTORY_COLLECTION } from '../../src/analysis/minute-history-records.js';
 import { MAX_SLO_RECORD_BYTES, SLO_BUDGETS_COLLECTION } from '../../src/analysis/slo-budget-records.js';
 import type { SloAlert, SloDefinition } from '../../src/analysis/slo-tracker.js';
-import { analysisState } from '../../src/state-persistence.js';
+import { analysisClaims } from '../../src/fleet/analysis-claims.js';
+import { analysisState, attachState, closeState, restoreState } from '../../src/state-persistence.js';
 import { Checkpoints } from '../../src/store/checkpoints.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { openState } from '../../src/store/open-state.js';
+import { RedisStore } from '../../src/store/redis-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { StateWriter } from '../../src/store/state-writer.js';
+import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const OP = 'GET /orders/{id}';
@@ -39,12 +44,15 @@ class Run {
     readonly clock: FakeClock,
     store: StateStore,
     slos: readonly SloDefinition[] = [SLO],
+    /** A replica's instance id on a fleet's Redis. */
+    replica?: string,
   ) {
     this.engine = new Engine({ clock, anomalyDetection: { enabled: false } });
     for (const slo of slos) this.engine.sloTracker.register(slo);
     this.engine.onSloAlert((alert) => this.alerts.push(alert));
     this.writer = new StateWriter(store, { flushIntervalMs: 60_000, batchSize: 500, timeoutMs: 2000, maxPending: 1_000_000, retention: {} });
-    this.checkpoints = new Checkpoints(this.writer, { intervalMs: 60_000, owner: '', report: (line) => this.reports.push(line) });
+    this.checkpoints = new Checkpoints(this.writer, { intervalMs: 60_000, owner: replica ? encodeURIComponent(replica) : '', report: (line) => this.reports.push(line) });
+    if (replica && store instanceof RedisStore) this.checkpoints.claim = analysisClaims(store, replica);
     this.checkpoints.attach(analysisState(this.engine));
   }
 
@@ -215,6 +223,54 @@ describe.each(STORES)('across a restart on $name', ({ open }) => {
   });
 });
 
+describe('through the state store of the preload (openState, attachState, restoreState, closeState)', () => {
+  it('writes nothing before the restore, restores at start with one line counting the skipped, and checkpoints at close', async () => {
+    const cwd = tempDir();
+    const options = {
+      url: 'sqlite:state.db',
+      namespace: 'orders',
+      cwd,
+      instanceId: 'h:1:0001',
+      flushIntervalMs: 60_000,
+      batchSize: 500,
+      timeoutMs: 2000,
+      maxPending: 10_000,
+      retention: {},
+      checkpointIntervalMs: 60_000,
+    };
+    const clock = new FakeClock();
+    const engineOf = () => {
+      const engine = new Engine({ clock, anomalyDetection: { enabled: false } });
+      engine.sloTracker.register(SLO);
+      return engine;
+    };
+    const lines: string[] = [];
+    const first = openState(options);
+    const counted = engineOf();
+    attachState(first, { analysis: analysisState(counted) });
+    counted.observe(OP, 10, false);
+    first.checkpoints.checkpoint();
+    expect(first.writer.status().pending).toBe(0);
+    await restoreState(first, {}, 2000, (line) => lines.push(line));
+    for (let i = 0; i < 150; i++) {
+      counted.observe(OP, 10 + i, i % 30 === 0);
+      clock.advance(SECOND);
+    }
+    await closeState(first);
+
+    const second = openState(options);
+    const restored = engineOf();
+    attachState(second, { analysis: analysisState(restored) });
+    await second.writer.store.write([{ collection: SLO_BUDGETS_COLLECTION, key: 'orders-latency', seq: 1, value: '{"v":1}' }]);
+    restored.sloTracker.register({ ...SLO, name: 'orders-latency' });
+    await restoreState(second, {}, 2000, (line) => lines.push(line));
+    expect(lines).toEqual([`state store sqlite:${join(cwd, 'state.db')}: 1 records did not read back and were skipped`]);
+    expect(restored.sloTracker.getStatus(SLO.name)).toEqual(counted.sloTracker.getStatus(SLO.name));
+    expect(restored.health.historyOf(OP, 60)).toEqual(counted.health.historyOf(OP, 60));
+    await closeState(second);
+  });
+});
+
 describe('records that do not read back', () => {
   async function seeded(extra: (store: StateStore) => Promise<void>) {
     const store = new MemoryStore();
@@ -311,5 +367,58 @@ describe('byte bounds', () => {
     expect(JSON.parse(record!.value).h.length).toBe(2 * HISTOGRAM_BUCKETS);
     expect(Buffer.byteLength(record!.value)).toBeLessThanOrEqual(MAX_MINUTE_RECORD_BYTES);
     await run.stop();
+  });
+});
+
+describe("on a fleet's Redis", () => {
+  let redis: RedisServer | undefined;
+  beforeAll(async () => {
+    if (redisServerAvailable()) redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it.skipIf(!redisServerAvailable())('keeps each replica its own records, restores a restarted one its own, and gives the records of one that left to one replica, once', async () => {
+    const clock = new FakeClock();
+    const open = async () => {
+      const store = new RedisStore({ url: redis!.url, namespace: 'orders', connectTimeoutMs: 2000 });
+      await store.open();
+      return store;
+    };
+    const replica = async (id: string) => {
+      const run = new Run(clock, await open(), [SLO], id);
+      await run.checkpoints.restore();
+      return run;
+    };
+    const a = await replica('pod-a:1:0001');
+    const b = await replica('pod b/2');
+    a.drive(100, SECOND, (i) => i % 25 === 0);
+    b.drive(40, SECOND, (i) => i === 0);
+    const countsA = a.slo();
+    const countsB = b.slo();
+    await a.stop();
+    await b.stop();
+    // pod-a is live (its summary is there); pod b/2 left the fleet.
+    const admin = await open();
+    await admin.run((client) => client.set(admin.key('fleet:replica:pod-a:1:0001'), '{}'));
+
+    const c = await replica('pod-c:3:0003');
+    const d = await replica('pod-d:4:0004');
+    expect(c.slo()).toMatchObject({ totalRequests: countsB.totalRequests, failedRequests: countsB.failedRequests, budgetRemaining: countsB.budgetRemaining });
+    expect(c.engine.health.historyOf(OP, 60).reduce((n, m) => n + m.count, 0)).toBe(40);
+    expect(d.slo()).toMatchObject({ totalRequests: 0 });
+    await c.stop();
+    await d.stop();
+    // Taken over: pod b/2's records are gone, pod-c's hold them.
+    const keys = (await admin.load(SLO_BUDGETS_COLLECTION)).map((r) => r.key).sort();
+    expect(keys).toEqual([`${encodeURIComponent('pod-a:1:0001')} ${SLO.name}`, `${encodeURIComponent('pod-c:3:0003')} ${SLO.name}`]);
+
+    // pod-a restarts, while pod-c and pod-d still run.
+    for (const id of ['pod-c:3:0003', 'pod-d:4:0004']) await admin.run((client) => client.set(admin.key(`fleet:replica:${id}`), '{}'));
+    const again = await replica('pod-a:1:0001');
+    expect(again.slo()).toMatchObject({ totalRequests: countsA.totalRequests, failedRequests: countsA.failedRequests, budgetRemaining: countsA.budgetRemaining });
+    await again.stop();
+    await admin.close();
   });
 });
