@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { Engine } from '../../src/analysis/engine.js';
 import { HISTOGRAM_BUCKETS } from '../../src/analysis/latency-histogram.js';
-import { MAX_MINUTE_RECORD_BYTES, MINUTE_HISTORY_COLLECTION } from '../../src/analysis/minute-history-records.js';
+import { BLOCK_MINUTES, blockSlots, MAX_BLOCK_RECORD_BYTES, MINUTE_HISTORY_COLLECTION } from '../../src/analysis/minute-history-records.js';
 import { MAX_SLO_RECORD_BYTES, SLO_BUDGETS_COLLECTION } from '../../src/analysis/slo-budget-records.js';
 import type { SloAlert, SloDefinition } from '../../src/analysis/slo-tracker.js';
 import { analysisClaims } from '../../src/fleet/analysis-claims.js';
@@ -199,7 +199,8 @@ describe.each(STORES)('across a restart on $name', ({ open }) => {
     first.drive(60, SECOND);
     await first.stop();
     const stored = (await store().load(MINUTE_HISTORY_COLLECTION)).length;
-    expect(stored).toBe(2);
+    // Both minutes in one block.
+    expect(stored).toBe(1);
 
     // Back 10 minutes: both minutes are ahead; their requests count in the current minute.
     clock.advance(-10 * MINUTE);
@@ -287,24 +288,28 @@ describe('records that do not read back', () => {
 
   it('skips and counts corrupt, foreign and future records, and restores the good ones', async () => {
     const { store, clock, expected } = await seeded(async (store) => {
-      const [minute] = await store.load(MINUTE_HISTORY_COLLECTION);
-      const good = JSON.parse(minute!.value);
-      const slot = Number(minute!.key.split(' ')[0]);
-      const other = `${(slot + 1) % 61} GET /other`;
+      const [block] = await store.load(MINUTE_HISTORY_COLLECTION);
+      const good = JSON.parse(block!.value);
+      const [m, n, , buckets] = good.minutes[0];
+      const slot = Number(block!.key.split(' ')[0]);
+      const other = `${(slot + 1) % blockSlots(60)} GET /other`;
+      const minutes = (...rows: unknown[]) => JSON.stringify({ ...good, minutes: rows });
       const bad = [
         'not json',
         JSON.stringify({ ...good, v: 2 }),
-        JSON.stringify({ ...good, e: good.n + 1 }),
-        JSON.stringify({ ...good, h: [3, 1, 2, 1] }),
-        JSON.stringify({ ...good, h: [99, 1] }),
-        JSON.stringify({ ...good, n: -1 }),
-        JSON.stringify({ ...good, m: good.m + 1 }),
-        JSON.stringify({ ...good, m: good.m + 3 * HOUR }),
-        JSON.stringify({ ...good, n: 1.5 }),
+        minutes([m, n, n + 1, buckets]),
+        minutes([m, n, 0, [3, 1, 2, 1]]),
+        minutes([m, n, 0, [99, 1]]),
+        minutes([m, -1, 0, []]),
+        minutes([m + 1, n, 0, buckets]),
+        minutes([m + 3 * HOUR, n, 0, buckets]),
+        minutes([m, 1.5, 0, []]),
+        minutes([m, n, 0, buckets], [m + BLOCK_MINUTES * MINUTE, n, 0, buckets]),
+        minutes(),
       ];
       for (const [i, value] of bad.entries()) await put(store, MINUTE_HISTORY_COLLECTION, `${i} GET /bad${i}`, value);
-      // The right record under another slot than its minute's.
-      await put(store, MINUTE_HISTORY_COLLECTION, other, minute!.value);
+      // The right record under another slot than its block's.
+      await put(store, MINUTE_HISTORY_COLLECTION, other, block!.value);
       const [slo] = await store.load(SLO_BUDGETS_COLLECTION);
       const record = JSON.parse(slo!.value);
       await store.write([{ collection: SLO_BUDGETS_COLLECTION, key: 'orders-latency', seq: 1, value: JSON.stringify({ ...record, target: 0.95 }) }]);
@@ -318,7 +323,7 @@ describe('records that do not read back', () => {
     });
     const names = ['orders-latency', 'orders-future', 'orders-nan', 'orders-short', 'orders-fired'];
     const second = new Run(clock, store, [SLO, ...names.map((name) => ({ ...SLO, name }))]);
-    expect(await second.checkpoints.restore()).toBe(10 + 5);
+    expect(await second.checkpoints.restore()).toBe(12 + 5);
     expect(second.slo()).toEqual(expected.slo());
     expect(second.health()).toEqual(expected.health());
     for (const name of names) expect(second.engine.sloTracker.getStatus(name)!.totalRequests).toBe(0);
@@ -354,18 +359,22 @@ describe('byte bounds', () => {
     await run.stop();
   });
 
-  it('a minute with every latency bucket at the largest counts stays within MAX_MINUTE_RECORD_BYTES', async () => {
+  it('a block with every minute and every latency bucket at the largest counts stays within MAX_BLOCK_RECORD_BYTES', async () => {
     const clock = new FakeClock();
     const store = new MemoryStore();
     const run = new Run(clock, store);
     await run.checkpoints.restore();
-    const histogram = new Uint32Array(HISTOGRAM_BUCKETS).fill(2 ** 32 - 1);
-    const history = run.engine.health.restorableHistory(`${OP}`)!;
-    history.merge(clock.now(), { minuteStart: clock.now(), count: Number.MAX_SAFE_INTEGER, errors: Number.MAX_SAFE_INTEGER, histogram }, clock.now() + 999);
+    const buckets = Array.from({ length: HISTOGRAM_BUCKETS }, (_, bucket) => [bucket, 2 ** 32 - 1]).flat();
+    const history = run.engine.health.restorableHistory(OP)!;
+    for (let m = 0; m < BLOCK_MINUTES; m++) {
+      const minuteStart = clock.now() + m * MINUTE;
+      history.merge(minuteStart, { minuteStart, count: Number.MAX_SAFE_INTEGER, errors: Number.MAX_SAFE_INTEGER, buckets }, clock.now() + 999);
+    }
+    clock.advance((BLOCK_MINUTES - 1) * MINUTE);
     await run.checkpoint();
     const [record] = await store.load(MINUTE_HISTORY_COLLECTION);
-    expect(JSON.parse(record!.value).h.length).toBe(2 * HISTOGRAM_BUCKETS);
-    expect(Buffer.byteLength(record!.value)).toBeLessThanOrEqual(MAX_MINUTE_RECORD_BYTES);
+    expect(JSON.parse(record!.value).minutes.map((row: number[][]) => row[3]!.length)).toEqual(Array(BLOCK_MINUTES).fill(2 * HISTOGRAM_BUCKETS));
+    expect(Buffer.byteLength(record!.value)).toBeLessThanOrEqual(MAX_BLOCK_RECORD_BYTES);
     await run.stop();
   });
 });
