@@ -37,7 +37,7 @@ const MINUTE_MS = 60_000;
 export const BLOCK_MINUTES = 5;
 const BLOCK_MS = BLOCK_MINUTES * MINUTE_MS;
 /** Longer operation names are not kept across restarts (as in a fleet's summary). */
-export const MAX_OPERATION_CHARS = 1024;
+const MAX_OPERATION_CHARS = 1024;
 /** The most one block's record takes as JSON: every minute with every bucket of the histogram at the largest counts. */
 export const MAX_BLOCK_RECORD_BYTES = 6 * 1024;
 
