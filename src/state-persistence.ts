@@ -47,7 +47,7 @@ interface Restorable {
 /**
  * Records kept per collection: the in-memory bounds of svc.limits.* (incidents: history plus one
  * open per operation). The analysis collections are bounded by their keys instead (one record per
- * SLO, per operation one per minute slot of its history), so they are not trimmed.
+ * SLO, per operation one per block slot of its history), so they are not trimmed.
  */
 export function retentionFromConfig(config: ResolvedConfig): Record<string, number> {
   return {
@@ -81,7 +81,7 @@ export function openStateFromConfig(config: ResolvedConfig, namespace: string, c
   const store = opened.writer.store;
   if (!(store instanceof RedisStore)) return opened;
   // Each replica's analysis records are its own; those of replicas that left are taken over, once.
-  opened.checkpoints.claim = analysisClaims(store, opened.instanceId);
+  opened.checkpoints.claim = analysisClaims(store, opened.instanceId, config.get<number>('fleet.replica-ttl'));
   opened.checkpoints.takeAgainMs = config.get<number>('fleet.replica-ttl') + config.get<number>('fleet.publish-interval');
   return { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report, opened.ready) };
 }

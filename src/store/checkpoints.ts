@@ -8,12 +8,12 @@
  * never read back into it, and a previous run's is not overwritten by a part of this run's counts.
  * A store that could not be read at start is tried again at each checkpoint until it answers.
  *
- * `owner` is put before every key (`<owner> <key>`): on a fleet's Redis the replica's instance
- * id (URI-encoded), so replicas sharing the keyspace keep their own records; none for a single
- * process. There `claim` (src/fleet/analysis-claims.ts) says whether this replica may take an
- * owner's records: its own, and those of replicas that left the fleet, which it merges into its
- * own like a restart's and deletes. Other replicas' records are looked at again `takeAgainMs`
- * after the restore (a predecessor still counted as live at the start).
+ * On a fleet's Redis each replica's records are its own: `owner` (its instance id, URI-encoded)
+ * names the collections they are in (`slo-budgets:<owner>`), and the `analysis-owners` collection
+ * lists the owners. There `claim` (src/fleet/analysis-claims.ts) says whether this replica may
+ * take an owner's records: its own, and those of replicas that left the fleet, which it merges into
+ * its own like a restart's and deletes. The owners are looked at again `takeAgainMs` after the
+ * restore (a predecessor still counted as live at the start). A single process has no owner.
  */
 import type { CheckpointedState, StoredValue } from '../checkpointed-state.js';
 import type { StateSink } from '../state-sink.js';
@@ -21,19 +21,20 @@ import type { StateWriter } from './state-writer.js';
 
 export interface CheckpointOptions {
   readonly intervalMs: number;
-  /** Put before each key with a space; '' for none. */
+  /** Whose records these are, in a store several processes share; '' for none. */
   readonly owner: string;
   readonly report: (line: string) => void;
 }
 
+/** On a shared store, the owners that have analysis records: one record each, keyed by owner. */
+export const OWNERS_COLLECTION = 'analysis-owners';
+
 /** Whether this process may take `owner`'s records (its own when `own`); rejects when the store cannot tell. */
 export type OwnerClaim = (owner: string, own: boolean) => Promise<boolean>;
 
-interface Loaded {
-  readonly part: CheckpointedState;
-  /** The key as stored, owner and all. */
-  readonly key: string;
-  readonly text: string;
+/** The collection of `owner`'s records of a part. */
+function collectionOf(collection: string, owner: string): string {
+  return owner ? `${collection}:${owner}` : collection;
 }
 
 export class Checkpoints {
@@ -51,10 +52,9 @@ export class Checkpoints {
     private readonly writer: StateWriter,
     private readonly options: CheckpointOptions,
   ) {
-    const prefix = options.owner ? `${options.owner} ` : '';
     this.sink = {
-      put: (collection, key, value) => writer.put(collection, prefix + key, value),
-      delete: (collection, key) => writer.delete(collection, prefix + key),
+      put: (collection, key, value) => writer.put(collectionOf(collection, options.owner), key, value),
+      delete: (collection, key) => writer.delete(collectionOf(collection, options.owner), key),
     };
   }
 
@@ -81,44 +81,38 @@ export class Checkpoints {
     return this.restoring;
   }
 
-  /** Reads the parts' collections whole, then applies the records of the owners this process may take. */
+  /** Applies the records of each owner this process may take (its own first), each owner's read whole first. */
   private async load(own: boolean): Promise<number> {
     const mine = this.options.owner;
-    const byOwner = new Map<string, Loaded[]>();
-    for (const part of this.parts) {
-      for (const { key, value } of await this.writer.store.load(part.collection)) {
-        const space = mine ? key.indexOf(' ') : 0;
-        const owner = key.slice(0, space);
-        if (space < 0 || (owner === mine ? !own : !this.claim)) continue;
-        const records = byOwner.get(owner) ?? byOwner.set(owner, []).get(owner)!;
-        records.push({ part, key, text: value });
-      }
-    }
-    const taken: string[] = [];
-    for (const owner of byOwner.keys()) if (!this.claim || (await this.claim(owner, owner === mine))) taken.push(owner);
-    // Applied once, even when two restores raced.
-    if (own) {
-      if (this.restored) return 0;
-      this.restored = true;
-      if (this.claim && this.takeAgainMs > 0) setTimeout(() => this.takeOthers(), this.takeAgainMs).unref();
-    }
+    const owners = own ? [mine] : [];
+    if (this.claim) for (const { key } of await this.writer.store.load(OWNERS_COLLECTION)) if (key !== mine) owners.push(key);
     let unreadable = 0;
-    for (const owner of taken) {
-      const records = byOwner.get(owner)!;
-      for (const part of this.parts) {
+    for (const owner of owners) {
+      // Its own records when another replica took them a moment ago: nothing of its own to restore.
+      const taken = !this.claim || (await this.claim(owner, owner === mine));
+      const loaded: [CheckpointedState, StoredValue[]][] = [];
+      for (const part of taken ? this.parts : []) {
+        const collection = collectionOf(part.collection, owner);
         const values: StoredValue[] = [];
-        for (const record of records) {
-          if (record.part !== part) continue;
+        for (const { key, value } of await this.writer.store.load(collection)) {
           try {
-            values.push({ key: record.key.slice(owner.length + (mine ? 1 : 0)), value: JSON.parse(record.text) });
+            values.push({ key, value: JSON.parse(value) });
           } catch {
             unreadable++;
           }
           // Another replica's: from now on in this one's records.
-          if (owner !== mine) this.writer.delete(part.collection, record.key);
+          if (owner !== mine) this.writer.delete(collection, key);
         }
-        unreadable += part.restore(values);
+        loaded.push([part, values]);
       }
+      if (owner === mine) {
+        // Applied once, even when two restores raced.
+        if (this.restored) return 0;
+        this.restored = true;
+        if (this.claim) this.writer.put(OWNERS_COLLECTION, mine, () => ({ v: 1 }));
+        if (this.claim && this.takeAgainMs > 0) setTimeout(() => this.takeOthers(), this.takeAgainMs).unref();
+      } else if (taken) this.writer.delete(OWNERS_COLLECTION, owner);
+      for (const [part, values] of loaded) unreadable += part.restore(values);
     }
     return unreadable;
   }

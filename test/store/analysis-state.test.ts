@@ -15,7 +15,7 @@ import { MAX_SLO_RECORD_BYTES, SLO_BUDGETS_COLLECTION } from '../../src/analysis
 import type { SloAlert, SloDefinition } from '../../src/analysis/slo-tracker.js';
 import { analysisClaims } from '../../src/fleet/analysis-claims.js';
 import { analysisState, attachState, closeState, restoreState } from '../../src/state-persistence.js';
-import { Checkpoints } from '../../src/store/checkpoints.js';
+import { Checkpoints, OWNERS_COLLECTION } from '../../src/store/checkpoints.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { openState } from '../../src/store/open-state.js';
 import { RedisStore } from '../../src/store/redis-store.js';
@@ -52,7 +52,7 @@ class Run {
     this.engine.onSloAlert((alert) => this.alerts.push(alert));
     this.writer = new StateWriter(store, { flushIntervalMs: 60_000, batchSize: 500, timeoutMs: 2000, maxPending: 1_000_000, retention: {} });
     this.checkpoints = new Checkpoints(this.writer, { intervalMs: 60_000, owner: replica ? encodeURIComponent(replica) : '', report: (line) => this.reports.push(line) });
-    if (replica && store instanceof RedisStore) this.checkpoints.claim = analysisClaims(store, replica);
+    if (replica && store instanceof RedisStore) this.checkpoints.claim = analysisClaims(store, replica, 30_000);
     this.checkpoints.attach(analysisState(this.engine));
   }
 
@@ -408,9 +408,10 @@ describe("on a fleet's Redis", () => {
     const countsB = b.slo();
     await a.stop();
     await b.stop();
-    // pod-a is live (its summary is there); pod b/2 left the fleet.
+    // pod-a is live (its summary is there); pod b/2 left the fleet, its claim on its own records expired.
     const admin = await open();
     await admin.run((client) => client.set(admin.key('fleet:replica:pod-a:1:0001'), '{}'));
+    await admin.run((client) => client.del(admin.key(`analysis:taken:${encodeURIComponent('pod b/2')}`)));
 
     const c = await replica('pod-c:3:0003');
     const d = await replica('pod-d:4:0004');
@@ -419,9 +420,12 @@ describe("on a fleet's Redis", () => {
     expect(d.slo()).toMatchObject({ totalRequests: 0 });
     await c.stop();
     await d.stop();
-    // Taken over: pod b/2's records are gone, pod-c's hold them.
-    const keys = (await admin.load(SLO_BUDGETS_COLLECTION)).map((r) => r.key).sort();
-    expect(keys).toEqual([`${encodeURIComponent('pod-a:1:0001')} ${SLO.name}`, `${encodeURIComponent('pod-c:3:0003')} ${SLO.name}`]);
+    // Taken over: pod b/2's records are gone, pod-c's hold them; each replica's in collections of its own.
+    const owned = async (id: string) => (await admin.load(`${SLO_BUDGETS_COLLECTION}:${encodeURIComponent(id)}`)).map((r) => r.key);
+    expect(await owned('pod b/2')).toEqual([]);
+    expect(await owned('pod-a:1:0001')).toEqual([SLO.name]);
+    expect(await owned('pod-c:3:0003')).toEqual([SLO.name]);
+    expect((await admin.load(OWNERS_COLLECTION)).map((r) => decodeURIComponent(r.key)).sort()).toEqual(['pod-a:1:0001', 'pod-c:3:0003', 'pod-d:4:0004']);
 
     // pod-a restarts, while pod-c and pod-d still run.
     for (const id of ['pod-c:3:0003', 'pod-d:4:0004']) await admin.run((client) => client.set(admin.key(`fleet:replica:${id}`), '{}'));
