@@ -7,8 +7,8 @@
 import type { ChangeTracker } from './analysis/change-tracker.js';
 import { CHANGES_COLLECTION } from './analysis/change-tracker.js';
 import type { Engine } from './analysis/engine.js';
-import { MinuteHistoryRecords } from './analysis/minute-history-records.js';
-import { SloBudgetRecords } from './analysis/slo-budget-records.js';
+import { blockSlots, MINUTE_HISTORY_COLLECTION, MinuteHistoryRecords } from './analysis/minute-history-records.js';
+import { SLO_BUDGETS_COLLECTION, SloBudgetRecords } from './analysis/slo-budget-records.js';
 import type { CheckpointedState } from './checkpointed-state.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
 import { analysisClaims } from './fleet/analysis-claims.js';
@@ -46,8 +46,9 @@ interface Restorable {
 
 /**
  * Records kept per collection: the in-memory bounds of svc.limits.* (incidents: history plus one
- * open per operation). The analysis collections are bounded by their keys instead (one record per
- * SLO, per operation one per block slot of its history), so they are not trimmed.
+ * open per operation; SLO budgets: one per SLO, far fewer than operations; minute histories: per
+ * operation one per block slot of its history). On a fleet's Redis each replica's analysis records
+ * are in collections of its own (src/store/checkpoints.ts), bounded by their keys alone.
  */
 export function retentionFromConfig(config: ResolvedConfig): Record<string, number> {
   return {
@@ -57,6 +58,8 @@ export function retentionFromConfig(config: ResolvedConfig): Record<string, numb
     [SESSIONS_COLLECTION]: config.get<number>('limits.max-sessions'),
     [REMEDIATION_COLLECTION]: 2 * config.get<number>('limits.max-operations') + 2 * config.get<number>('limits.max-dependencies'),
     [VERIFICATIONS_COLLECTION]: MAX_PENDING,
+    [SLO_BUDGETS_COLLECTION]: config.get<number>('limits.max-operations'),
+    [MINUTE_HISTORY_COLLECTION]: config.get<number>('limits.max-operations') * blockSlots(Math.max(60, config.get<number>('limits.history-minutes'))),
   };
 }
 
