@@ -35,8 +35,7 @@ function writerOf(store) {
 }
 
 /** The state of a busy hour, made directly (requests one by one would take minutes). */
-function filled(clock) {
-  const engine = engineAt(clock);
+function fill(engine, clock) {
   const now = clock.now();
   for (let op = 0; op < OPERATIONS; op++) {
     const history = engine.health.restorableHistory(operation(op));
@@ -59,18 +58,20 @@ function filled(clock) {
       burning: [false, false],
       rings: [rows(3_600_000, 720, 4), rows(5_000, 60, 2), rows(30_000, 60, 2), rows(60_000, 60, 2), rows(300_000, 72, 2)],
     });
-  return engine;
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function measure(name, open) {
-  const clock = new FakeClock(NOW);
+  // The previous run: started two hours ago, its hour filled, every record written.
+  const clock = new FakeClock(NOW - 2 * 60 * MINUTE);
   const seeded = writerOf(await open());
   const seeding = new Checkpoints(seeded, { intervalMs: 3_600_000, owner: '', report: console.log });
-  const source = filled(clock);
+  const source = engineAt(clock);
   seeding.attach(analysisState(source));
   await seeding.restore();
+  clock.set(NOW);
+  fill(source, clock);
   seeding.checkpoint();
   const records = seeded.status().pending;
   await seeded.flush();
