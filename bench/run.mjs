@@ -5,6 +5,7 @@ const BENCHMARKS = [
   ['bench/processor.mjs'],
   ['bench/store.mjs'],
   ['bench/store-request-path.mjs'],
+  ['bench/analysis-restore.mjs'],
   ['bench/fleet.mjs'],
   ['bench/fleet-summary.mjs'],
   ['--expose-gc', 'bench/operation-memory.mjs'],

@@ -58,3 +58,15 @@ export function readAll<T>(values: readonly unknown[], read: (value: unknown) =>
   }
   return { read: out, skipped };
 }
+
+/** A whole number of at least 0 (a count), or throws. */
+export function countOf(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new BadRecord(`${name} is not a count`);
+  return value;
+}
+
+/** A finite number of at least 0, or throws. */
+export function amountOf(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new BadRecord(`${name} is not a non-negative number`);
+  return value;
+}

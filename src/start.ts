@@ -28,7 +28,7 @@ import { printable } from './printable.js';
 import { reportError } from './report-error.js';
 import { runtime } from './runtime.js';
 import { Engine } from './service-engine.js';
-import { attachState, closeState, openStateFromConfig, restoreState } from './state-persistence.js';
+import { analysisState, attachState, closeState, flushState, openStateFromConfig, restoreState } from './state-persistence.js';
 import type { OpenedState } from './store/open-state.js';
 import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
@@ -208,6 +208,8 @@ function startOrThrow(options: StartOptions): Svc {
   const namespace = serviceNameFromEnv(env) ?? applicationName(process.argv[1], cwd) ?? 'unknown_service:node';
   const state = engine ? openStateFromConfig(config, namespace, cwd, env, reportState) : undefined;
   runtime().state = state?.writer;
+  // SLO budgets and minute histories, checkpointed; restored with the rest by restoreState, with the tool server or without.
+  if (engine && state) attachState(state, { analysis: analysisState(engine) });
   // On Redis, replicas of one service form a fleet: the tools show it (docs/state.md, Fleet view).
   const fleet = engine && state ? startFleet(config, engine, state, reportState) : undefined;
 
@@ -222,14 +224,14 @@ function startOrThrow(options: StartOptions): Svc {
   };
   const flushable = state
     ? {
-        forceFlush: () => Promise.all([telemetry.forceFlush(), state.writer.flush()]).then(() => undefined),
+        forceFlush: () => Promise.all([telemetry.forceFlush(), flushState(state)]).then(() => undefined),
         shutdown: () => Promise.all([telemetry.shutdown(), closeStateAndFleet()]).then(() => undefined),
       }
     : telemetry;
   const removeHooks = installShutdownHooks(flushable, {
     timeoutMs: shutdownTimeoutMs,
     onEnd: () => {
-      void state?.writer.flush();
+      if (state) void flushState(state);
       loss.reportAtEnd();
     },
   });

@@ -1,11 +1,17 @@
 /**
  * Wires the stores that hold state in memory to the state store (docs/state.md): each gets the
  * state writer as its sink, then the records of previous runs are loaded into it. The retention
- * of each collection in the store is the bound it has in memory.
+ * of each collection in the store is the bound it has in memory. The analysis state (SLO budgets,
+ * minute histories) changes on every request: it is written at checkpoints (src/store/checkpoints.ts).
  */
 import type { ChangeTracker } from './analysis/change-tracker.js';
 import { CHANGES_COLLECTION } from './analysis/change-tracker.js';
+import type { Engine } from './analysis/engine.js';
+import { blockSlots, MINUTE_HISTORY_COLLECTION, MinuteHistoryRecords } from './analysis/minute-history-records.js';
+import { SLO_BUDGETS_COLLECTION, SloBudgetRecords } from './analysis/slo-budget-records.js';
+import type { CheckpointedState } from './checkpointed-state.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
+import { analysisClaims } from './fleet/analysis-claims.js';
 import { FleetSync } from './fleet/fleet-sync.js';
 import { instanceIdFrom } from './fleet/instance-id.js';
 import { AUDIT_COLLECTION, type AuditTrail } from './incidents/audit-trail.js';
@@ -24,6 +30,13 @@ export interface PersistedParts {
   readonly incidents?: IncidentTracker;
   readonly remediation?: Remediation;
   readonly verifier?: Verifier;
+  /** State written at checkpoints rather than at each change (analysisState). */
+  readonly analysis?: readonly CheckpointedState[];
+}
+
+/** The engine's state that survives restarts through checkpoints: SLO budgets and operations' minute histories. */
+export function analysisState(engine: Engine): CheckpointedState[] {
+  return [new SloBudgetRecords(engine.sloTracker, engine.clock), new MinuteHistoryRecords(engine.health, engine.clock)];
 }
 
 interface Restorable {
@@ -31,7 +44,12 @@ interface Restorable {
   restore(records: readonly { key: string; value: unknown }[]): number;
 }
 
-/** Records kept per collection: the in-memory bounds of svc.limits.* (incidents: history plus one open per operation). */
+/**
+ * Records kept per collection: the in-memory bounds of svc.limits.* (incidents: history plus one
+ * open per operation; SLO budgets: one per SLO, far fewer than operations; minute histories: per
+ * operation one per block slot of its history). On a fleet's Redis each replica's analysis records
+ * are in collections of its own (src/store/checkpoints.ts), bounded by their keys alone.
+ */
 export function retentionFromConfig(config: ResolvedConfig): Record<string, number> {
   return {
     [AUDIT_COLLECTION]: config.get<number>('limits.max-audit-entries'),
@@ -40,6 +58,8 @@ export function retentionFromConfig(config: ResolvedConfig): Record<string, numb
     [SESSIONS_COLLECTION]: config.get<number>('limits.max-sessions'),
     [REMEDIATION_COLLECTION]: 2 * config.get<number>('limits.max-operations') + 2 * config.get<number>('limits.max-dependencies'),
     [VERIFICATIONS_COLLECTION]: MAX_PENDING,
+    [SLO_BUDGETS_COLLECTION]: config.get<number>('limits.max-operations'),
+    [MINUTE_HISTORY_COLLECTION]: config.get<number>('limits.max-operations') * blockSlots(Math.max(60, config.get<number>('limits.history-minutes'))),
   };
 }
 
@@ -55,20 +75,33 @@ export function openStateFromConfig(config: ResolvedConfig, namespace: string, c
     batchSize: config.get<number>('store.batch-size'),
     timeoutMs: config.get<number>('store.timeout'),
     maxPending: config.get<number>('store.max-pending'),
+    checkpointIntervalMs: config.get<number>('store.checkpoint-interval'),
     retention: retentionFromConfig(config),
     report,
   };
   const opened = openState(options);
   // Replicas with this service name on this Redis are one fleet (docs/state.md, Fleet).
   const store = opened.writer.store;
-  return store instanceof RedisStore ? { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report, opened.ready) } : opened;
+  if (!(store instanceof RedisStore)) return opened;
+  // Each replica's analysis records are its own; those of replicas that left are taken over, once.
+  opened.checkpoints.claim = analysisClaims(store, opened.instanceId, config.get<number>('fleet.replica-ttl'));
+  opened.checkpoints.takeAgainMs = config.get<number>('fleet.replica-ttl') + config.get<number>('fleet.publish-interval');
+  return { ...opened, fleetSync: new FleetSync(store, opened.writer, opened.instanceId, report, opened.ready) };
+}
+
+/** Checkpoints the analysis state and writes what is queued: at SIGTERM, and when the process ends. */
+export function flushState(state: OpenedState): Promise<void> {
+  state.checkpoints.checkpoint();
+  return state.writer.flush();
 }
 
 /**
- * Writes what is queued (within the writer's timeout) and closes the store, then leaves the
- * fleet. In this order because at a natural end only a write under way keeps the process alive.
+ * Checkpoints the analysis state a last time, writes what is queued (within the writer's timeout)
+ * and closes the store, then leaves the fleet. In this order because at a natural end only a
+ * write under way keeps the process alive.
  */
 export async function closeState(state: OpenedState): Promise<void> {
+  state.checkpoints.close();
   await state.writer.close();
   await state.fleetSync?.close();
 }
@@ -89,6 +122,7 @@ function partsByCollection(parts: PersistedParts): [string, Restorable][] {
 export function attachState(state: OpenedState, parts: PersistedParts): void {
   if (state.writer.store.kind === 'memory') return;
   for (const [, part] of partsByCollection(parts)) part.attachStore(state.writer);
+  if (parts.analysis) state.checkpoints.attach(parts.analysis);
   if (state.fleetSync && (parts.audit || parts.sessions || parts.incidents || parts.remediation)) state.fleetSync.attach(parts);
 }
 
@@ -124,6 +158,12 @@ export async function restoreState(state: OpenedState, parts: PersistedParts, ti
     // Every collection was read before any is applied: a store that fails half way changes nothing.
     for (const [part, records] of loaded) unreadable += part.restore(records);
     state.writer.restored = true;
+    // Checkpointed parts attached so far (analysisState), once; a failure leaves them to be read at a later checkpoint.
+    if (state.checkpoints.attached) {
+      const skipped = await Promise.race([state.checkpoints.restore(), timeout]);
+      if (skipped === 'timeout') throw new Error(`no answer within ${timeoutMs} ms`);
+      unreadable += skipped;
+    }
     if (unreadable) report(`state store ${state.writer.store.description}: ${unreadable} records did not read back and were skipped`);
   } catch (error) {
     state.writer.markDegraded(error);

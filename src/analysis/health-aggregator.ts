@@ -183,7 +183,8 @@ export class HealthAggregator {
   readonly dependencyHealth: DependencyHealth;
   private readonly clock: Clock;
   private readonly history: BoundedMap<string, MinuteHistory>;
-  private readonly historyMinutes: number;
+  /** Whole minutes of history kept per operation, besides the current one. */
+  readonly historyMinutes: number;
   /** Minutes operation health is measured over. */
   readonly recentMinutes: number;
 
@@ -205,6 +206,16 @@ export class HealthAggregator {
   /** The operation's history, created on first use (undefined beyond the cap), for callers that keep it. */
   historyFor(operation: string): MinuteHistory | undefined {
     return this.history.getOrCreate(operation);
+  }
+
+  /** Each operation's history, for persisting it. */
+  forEachHistory(callback: (history: MinuteHistory, operation: string) => void): void {
+    this.history.forEach(callback);
+  }
+
+  /** The operation's history to restore a previous run's minutes into: created only while there is room, counting no overflow. */
+  restorableHistory(operation: string): MinuteHistory | undefined {
+    return this.history.get(operation) ?? (this.history.size < this.history.capacity ? this.history.getOrCreate(operation) : undefined);
   }
 
   recordDependencyCall(dependency: string, latencyMs: number, isError: boolean): void {

@@ -52,6 +52,14 @@ export interface MinuteCounts {
   readonly histogram: Uint32Array;
 }
 
+/** A minute's counts with its histogram as (bucket, count) pairs of the buckets holding any. */
+export interface SparseMinute {
+  readonly minuteStart: number;
+  readonly count: number;
+  readonly errors: number;
+  readonly buckets: readonly number[];
+}
+
 export class MinuteHistory {
   private readonly ring: TimeRing;
   private readonly histograms: (Uint32Array | undefined)[];
@@ -96,6 +104,30 @@ export class MinuteHistory {
       this.recentSum[bucket]!++;
       this.recentLatencies++;
     }
+  }
+
+  /**
+   * Adds a minute counted elsewhere (a previous run's, read back from the state store) to the
+   * minute it started in: one that left the history is dropped (returns false), one ahead of now
+   * counts in the current minute. `firstAt`, the first request's time when it was in that minute,
+   * moves the history's first request earlier (else the minute's start does).
+   */
+  merge(now: number, minute: SparseMinute, firstAt = minute.minuteStart): boolean {
+    const slot = this.ring.addAt(now, Math.floor(minute.minuteStart / MINUTE_MS), COUNT, minute.count);
+    if (slot < 0) return false;
+    this.ring.addTo(slot, ERRORS, minute.errors);
+    const histogram = (this.histograms[slot] ??= newHistogram());
+    const { buckets } = minute;
+    for (let i = 0; i < buckets.length; i += 2) histogram[buckets[i]!]! += buckets[i + 1]!;
+    const first = Math.min(firstAt, now);
+    if (!this.started || first < this.firstAt) {
+      this.started = true;
+      this.firstAt = first;
+    }
+    this.writes++;
+    // The recent minutes are summed afresh at the next read.
+    this.recentBucket = -1;
+    return true;
   }
 
   /** The minutes of the last `count` minutes (oldest first) that saw traffic. */
@@ -161,6 +193,11 @@ export class MinuteHistory {
    */
   minuteCounts(now: number, count: number): MinuteCounts[] {
     return this.recent(now, count).map(({ start, slot }) => ({ minuteStart: start, count: this.ring.get(slot, COUNT), errors: this.ring.get(slot, ERRORS), histogram: this.histograms[slot]! }));
+  }
+
+  /** Start of the newest minute kept (-Infinity before the first request). */
+  get newestMinute(): number {
+    return this.ring.newestBucket * MINUTE_MS;
   }
 
   /** Requests added so far: while it is unchanged and the minute has not turned, every minute reads as before. */

@@ -29,6 +29,9 @@
  * Counts live in time rings (src/analysis/time-ring.ts) with running totals: 720 buckets over the
  * window, and rings for the 5 m, 30 m, 1 h and 6 h burn windows, so recording, checking the tiers
  * and reading a budget are O(1); an SLO holds about 30 KB whatever its traffic.
+ *
+ * The rings and the alert arming survive a restart (src/analysis/slo-budget-records.ts): `snapshot`
+ * reads them by absolute bucket number, `merge` adds a previous run's into what this run counted.
  */
 import { type Clock, systemClock } from './clock.js';
 import { TimeRing } from './time-ring.js';
@@ -111,6 +114,39 @@ export interface SloCounts {
   };
 }
 
+/**
+ * An SLO's state as a previous run left it: per ring (the window's, then the 5 m, 30 m, 1 h and 6 h
+ * burn rings, sloRings), the buckets holding events as rows of [bucket number, ...the ring's
+ * fields], and the alert tiers' and burns' arming.
+ */
+export interface SloSnapshot {
+  /** When the SLO was first watched, epoch ms. */
+  readonly startedAt: number;
+  /** Per tier (INFO, WARNING, CRITICAL): it alerted and waits for its condition to end. */
+  readonly fired: readonly boolean[];
+  /** Per burn (fast, slow): on, until its long window falls under half the threshold. */
+  readonly burning: readonly boolean[];
+  readonly rings: readonly (readonly (readonly number[])[])[];
+}
+
+export interface RingShape {
+  readonly bucketMs: number;
+  readonly size: number;
+  /** Numbers per bucket: events and bad events; the window's also budget spent and bad events priced. */
+  readonly fields: number;
+}
+
+/** An SLO's rings: its window's, then the 5 m, 30 m, 1 h and 6 h burn windows'. */
+export function sloRings(windowMs: number): readonly RingShape[] {
+  return [
+    { bucketMs: Math.ceil(windowMs / WINDOW_BUCKETS), size: WINDOW_BUCKETS, fields: 4 },
+    { bucketMs: 5 * SECOND, size: 60, fields: 2 },
+    { bucketMs: 30 * SECOND, size: 60, fields: 2 },
+    { bucketMs: MINUTE, size: 60, fields: 2 },
+    { bucketMs: 5 * MINUTE, size: 72, fields: 2 },
+  ];
+}
+
 export const DEFAULT_SLO_WINDOW_MS = 30 * 24 * 60 * 60_000;
 export const DEFAULT_SLO_MIN_EVENTS = 100;
 const SECOND = 1000;
@@ -150,11 +186,11 @@ const NO_ALERTS: readonly SloAlert[] = Object.freeze([]);
 
 class TrackedSlo {
   readonly window: TimeRing;
-  readonly fiveMinutes = new TimeRing(5 * SECOND, 60, 2);
-  readonly thirtyMinutes = new TimeRing(30 * SECOND, 60, 2);
-  readonly oneHour = new TimeRing(MINUTE, 60, 2);
-  readonly sixHours = new TimeRing(5 * MINUTE, 72, 2);
-  private readonly burnRings = [this.fiveMinutes, this.thirtyMinutes, this.oneHour, this.sixHours];
+  readonly fiveMinutes: TimeRing;
+  readonly thirtyMinutes: TimeRing;
+  readonly oneHour: TimeRing;
+  readonly sixHours: TimeRing;
+  private readonly burnRings: readonly TimeRing[];
   readonly allowed: number;
   /** Per tier: it alerted and waits for its condition to end before alerting again. */
   readonly fired: boolean[] = TIERS.map(() => false);
@@ -162,23 +198,35 @@ class TrackedSlo {
   private readonly burning = [false, false];
   /** The window holds `minEvents` events: bad events are priced as they come. */
   sufficient = false;
+  /** Counted since the last checkpoint took it. */
+  changed = false;
 
   constructor(
     readonly definition: SloDefinition & { windowMs: number; minEvents: number },
-    readonly startedAt: number,
+    public startedAt: number,
   ) {
-    this.window = new TimeRing(Math.ceil(definition.windowMs / WINDOW_BUCKETS), WINDOW_BUCKETS, 4);
+    [this.window, this.fiveMinutes, this.thirtyMinutes, this.oneHour, this.sixHours] = sloRings(definition.windowMs).map((r) => new TimeRing(r.bucketMs, r.size, r.fields)) as [
+      TimeRing,
+      TimeRing,
+      TimeRing,
+      TimeRing,
+      TimeRing,
+    ];
+    this.burnRings = [this.fiveMinutes, this.thirtyMinutes, this.oneHour, this.sixHours];
     this.allowed = allowedBadFraction(definition.target);
   }
 
   record(now: number, isBad: boolean): void {
+    this.changed = true;
     const slot = this.window.add(now, TOTAL);
     for (const ring of this.burnRings) {
       const s = ring.add(now, TOTAL);
       if (isBad) ring.addTo(s, BAD);
     }
     if (isBad) this.window.addTo(slot, BAD);
-    if (!this.refresh(now)) return;
+    // The event that makes the window sufficient is priced with the waiting ones, not twice.
+    const priced = this.sufficient;
+    if (!this.refresh(now) || !priced) return;
     if (isBad) {
       this.window.addTo(slot, SPENT, 1 / this.allowedBadEvents(now));
       this.window.addTo(slot, PRICED);
@@ -239,6 +287,47 @@ class TrackedSlo {
    */
   private minBurnEvents(threshold: number): number {
     return Math.max(this.definition.minEvents, Math.floor(1 / (threshold * this.allowed)) + 1);
+  }
+
+  snapshot(now: number): SloSnapshot {
+    const rings = [this.window, ...this.burnRings].map((ring) => {
+      const rows: number[][] = [];
+      for (const { start, slot } of ring.buckets(now, ring.size)) {
+        if (ring.get(slot, TOTAL) === 0) continue;
+        const row = [start / ring.bucketMs];
+        for (let field = 0; field < ring.fields; field++) row.push(ring.get(slot, field));
+        rows.push(row);
+      }
+      return rows;
+    });
+    return { startedAt: this.startedAt, fired: [...this.fired], burning: [...this.burning], rings };
+  }
+
+  /**
+   * Adds a previous run's counts by bucket (buckets that left a ring are dropped) and its arming;
+   * the earlier first watch stays. False, changing nothing, when none of its buckets is still kept.
+   * Bad events it left unpriced are priced at today's allowance once the window holds enough.
+   */
+  merge(now: number, snapshot: SloSnapshot): boolean {
+    const rings = [this.window, ...this.burnRings];
+    const kept = rings.map((ring, r) => {
+      ring.slotAt(now);
+      return (snapshot.rings[r] ?? []).filter((row) => row[0]! > ring.newestBucket - ring.size);
+    });
+    if (kept.every((rows) => rows.length === 0)) return false;
+    rings.forEach((ring, r) => {
+      for (const row of kept[r]!) {
+        const slot = ring.addAt(now, row[0]!, 0, row[1]!);
+        for (let field = 1; field < ring.fields; field++) ring.addTo(slot, field, row[field + 1]!);
+      }
+    });
+    this.startedAt = Math.min(this.startedAt, snapshot.startedAt);
+    for (let i = 0; i < this.fired.length; i++) this.fired[i] ||= snapshot.fired[i] === true;
+    for (let i = 0; i < this.burning.length; i++) this.burning[i] ||= snapshot.burning[i] === true;
+    this.changed = true;
+    this.sufficient = false;
+    this.refresh(now);
+    return true;
   }
 
   /** Prices, at today's allowance, the bad events recorded while the data was insufficient. */
@@ -343,6 +432,27 @@ export class SloTracker {
       observedMs: Math.min(slo.definition.windowMs, now - slo.startedAt),
       burn: { fiveMinutes: pair(slo.fiveMinutes), thirtyMinutes: pair(slo.thirtyMinutes), oneHour: pair(slo.oneHour), sixHours: pair(slo.sixHours) },
     };
+  }
+
+  /** The SLOs that counted since the last call: what a checkpoint writes. */
+  takeChanged(): string[] {
+    const changed: string[] = [];
+    for (const [name, slo] of this.slos) {
+      if (!slo.changed) continue;
+      slo.changed = false;
+      changed.push(name);
+    }
+    return changed;
+  }
+
+  /** The SLO's rings and alert arming by absolute bucket, for keeping them across a restart. */
+  snapshot(name: string): SloSnapshot | undefined {
+    return this.slos.get(name)?.snapshot(this.clock.now());
+  }
+
+  /** Adds a previous run's state of the SLO to what this run counted; false when nothing of it is still within the rings. */
+  merge(name: string, snapshot: SloSnapshot): boolean {
+    return this.slos.get(name)?.merge(this.clock.now(), snapshot) ?? false;
   }
 
   /** Alerts raised since the last call (each tier once per crossing). */

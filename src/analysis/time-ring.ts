@@ -54,6 +54,19 @@ export class TimeRing {
     this.totals[field]! += amount;
   }
 
+  /**
+   * Adds `amount` to `field` of bucket number `bucket` (time / bucketMs) as of `now`, for counts
+   * kept elsewhere (a previous run's): a bucket that left the ring is dropped (returns -1), and one
+   * ahead of the ring's newest counts in the newest, as a clock that went back does. Returns the slot.
+   */
+  addAt(now: number, bucket: number, field: number, amount: number): number {
+    const newest = this.slotAt(now);
+    if (!(bucket > this.newest - this.size)) return -1;
+    const slot = bucket >= this.newest ? newest : this.slotOf(bucket);
+    this.addTo(slot, field, amount);
+    return slot;
+  }
+
   /** Moves the ring to the bucket of `now` and returns its slot. */
   slotAt(now: number): number {
     const bucket = Math.floor(now / this.bucketMs);

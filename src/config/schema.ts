@@ -262,6 +262,12 @@ export const SCHEMA: readonly KeySpec[] = [
   },
   { path: 'store.password', type: textType(1024), doc: 'Password of the state store when the URL has none (SVC_STORE_PASSWORD); never printed' },
   { path: 'store.flush-interval', type: durationType('60s', { positive: true }), default: '1s', doc: 'How often queued state changes are written to the store' },
+  {
+    path: 'store.checkpoint-interval',
+    type: durationType('10m', { min: '1s' }),
+    default: '30s',
+    doc: 'How often SLO budgets and minute histories are checkpointed to the store; a crash loses at most this much of them (SIGTERM writes them)',
+  },
   { path: 'store.batch-size', type: integerType(1, 10_000), default: 500, doc: 'State changes written per batch; this many queued start a write before the interval' },
   { path: 'store.timeout', type: durationType('60s', { positive: true }), default: '2s', doc: 'Longest wait for the store (connect, a batch); slower counts as down and svc runs on local state' },
   {

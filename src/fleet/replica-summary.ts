@@ -191,14 +191,20 @@ export class ReplicaSummarizer {
   private readonly states = new Map<string, OperationState>();
   /** Closed minutes with traffic in some operation; every minute before `scannedTo` has been looked at. */
   private readonly closedMinutes = new Set<number>();
-  private scannedTo = Number.NEGATIVE_INFINITY;
+  /**
+   * From the minute the replica started: minutes before are a previous run's, restored from the
+   * state store, which that run published itself (under its id) and the fleet's history holds.
+   */
+  private scannedTo: number;
 
   constructor(
     private readonly engine: Engine,
     private readonly id: string,
     private readonly startedAt: number,
     private readonly historyMinutes: number,
-  ) {}
+  ) {
+    this.scannedTo = Math.floor(startedAt / MINUTE_MS) * MINUTE_MS;
+  }
 
   /** The summary at `now`, and the minutes to write: the current one and closed ones not in `written`. */
   async summarize(now: number, written: ReadonlySet<number>): Promise<PublishedSummary> {

@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import type { FleetSync } from '../fleet/fleet-sync.js';
+import { Checkpoints } from './checkpoints.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -22,6 +23,8 @@ export interface OpenStateOptions extends Omit<StateWriterOptions, 'redact'> {
   readonly cwd: string;
   /** This replica's id in the fleet of processes sharing the store (src/fleet/instance-id.ts). */
   readonly instanceId: string;
+  /** How often the analysis state is checkpointed (`svc.store.checkpoint-interval`; default 30 s). */
+  readonly checkpointIntervalMs?: number;
 }
 
 export interface OpenedState {
@@ -29,6 +32,8 @@ export interface OpenedState {
   /** Resolves once the store is open (or known not to be): loads may begin. */
   readonly ready: Promise<boolean>;
   readonly instanceId: string;
+  /** The analysis state's checkpoints (src/store/checkpoints.ts). */
+  readonly checkpoints: Checkpoints;
   /** On a Redis store: what keeps sessions, audit, incidents and remediation the same on every replica. */
   readonly fleetSync?: FleetSync;
 }
@@ -48,13 +53,18 @@ export function openState(options: OpenStateOptions): OpenedState {
   const secrets = secretsOf(options);
   const redact = (message: string): string => withoutSecret(message, secrets);
   const writerOptions: StateWriterOptions = { ...options, redact };
+  // On Redis each replica keeps its own analysis records, under its id (docs/state.md, Fleet).
+  const opened = (writer: StateWriter, ready: Promise<boolean>): OpenedState => {
+    const owner = writer.store.kind === 'redis' ? encodeURIComponent(options.instanceId) : '';
+    const checkpoints = new Checkpoints(writer, { intervalMs: options.checkpointIntervalMs ?? 30_000, owner, report: options.report ?? (() => {}) });
+    return { writer, ready, instanceId: options.instanceId, checkpoints };
+  };
   const memory = (why: string): OpenedState => {
     options.report?.(`state store ${why}; svc keeps its state in memory (memory:) and forgets it at exit`);
-    const writer = new StateWriter(new MemoryStore(), writerOptions, why).start();
-    return { writer, ready: Promise.resolve(false), instanceId: options.instanceId };
+    return opened(new StateWriter(new MemoryStore(), writerOptions, why).start(), Promise.resolve(false));
   };
   const location = parseStoreUrl(options.url);
-  if (location.kind === 'memory') return { writer: new StateWriter(new MemoryStore(), writerOptions).start(), ready: Promise.resolve(true), instanceId: options.instanceId };
+  if (location.kind === 'memory') return opened(new StateWriter(new MemoryStore(), writerOptions).start(), Promise.resolve(true));
   if (location.kind === 'sqlite') {
     const store = new SqliteStore(resolve(options.cwd, location.path), options.namespace);
     // node:sqlite opens synchronously: the outcome is known here, before anything is queued.
@@ -63,7 +73,7 @@ export function openState(options: OpenStateOptions): OpenedState {
     } catch (error) {
       return memory(`${store.description} cannot be used (${redact(error instanceof Error ? error.message : String(error))})`);
     }
-    return { writer: new StateWriter(store, writerOptions).start(), ready: Promise.resolve(true), instanceId: options.instanceId };
+    return opened(new StateWriter(store, writerOptions).start(), Promise.resolve(true));
   }
   const store: StateStore = new RedisStore({ url: location.url, password: options.password, namespace: options.namespace, connectTimeoutMs: options.timeoutMs });
   const writer = new StateWriter(store, writerOptions).start();
@@ -74,5 +84,5 @@ export function openState(options: OpenStateOptions): OpenedState {
       return false;
     },
   );
-  return { writer, ready, instanceId: options.instanceId };
+  return opened(writer, ready);
 }

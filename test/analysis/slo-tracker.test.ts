@@ -188,6 +188,17 @@ describe('SloTracker', () => {
     expect(slos.getStatus('latency')).toMatchObject({ failedRequests: 5, actual: 0.95, compliance: 'HEALTHY' });
   });
 
+  it('prices the failure that brings the window to min-events once, with the ones that waited', () => {
+    const { drive, slos, status } = tracker({ minEvents: 10 });
+    drive(9, SECOND, (i) => i === 2);
+    drive(1, SECOND, () => true);
+    const [window] = slos.snapshot('availability')!.rings;
+    // [bucket, events, bad events, budget spent, bad events priced]
+    expect(window!.map((row) => [row[1], row[2], row[4]])).toEqual([[10, 2, 2]]);
+    // Priced when the 10th came, 9 s in: 10 events in 9 s are 96,000 a day, 1 % of them allowed.
+    expect(status().budgetRemaining).toBeCloseTo(1 - 2 / 960, 10);
+  });
+
   it('rejects definitions it cannot evaluate, saying why', () => {
     const { slos } = tracker();
     expect(() => slos.register({ name: 'x', operationName: 'a', type: 'AVAILABILITY', target: 99.9 })).toThrow(/target must be a fraction/);

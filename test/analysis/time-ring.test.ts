@@ -69,6 +69,17 @@ describe('TimeRing', () => {
     expect(ring.total(1_000_000, 0) + ring.total(1_000_000, 1)).toBeLessThanOrEqual((60 * 1000) / 7 + 2);
   });
 
+  it('adds counts kept elsewhere by bucket number: into their bucket, dropped once out of the ring, ahead of the ring into the newest', () => {
+    const clock = new FakeClock(10_500);
+    const ring = new TimeRing(1000, 5);
+    ring.add(clock.now(), 0, 1);
+    expect(ring.addAt(clock.now(), 8, 0, 2)).toBeGreaterThanOrEqual(0);
+    expect(ring.addAt(clock.now(), 5, 0, 4)).toBe(-1);
+    expect(ring.addAt(clock.now(), 13, 0, 8)).toBe(ring.slotAt(clock.now()));
+    expect(ring.total(clock.now())).toBe(11);
+    expect(ring.buckets(clock.now(), 5).map((b) => ring.get(b.slot))).toEqual([0, 0, 2, 0, 9]);
+  });
+
   it('refuses a shape it cannot hold', () => {
     expect(() => new TimeRing(0, 3)).toThrow(RangeError);
     expect(() => new TimeRing(1000, 0)).toThrow(RangeError);

@@ -1,7 +1,8 @@
 /**
  * State survives a restart (docs/state.md): a real app under the preload with the default
  * embedded store (a real SQLite file), a real fault, agents acting through the MCP tools; the
- * app is stopped and started again on the same store, and the tools show what was there.
+ * app is stopped and started again on the same store, and the tools show what was there, the SLO
+ * budget and the operation's minute history among it.
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +18,10 @@ afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => undefined);
   await app?.stop();
 });
+
+interface SloJson {
+  readonly slos: readonly { readonly name: string; readonly budgetRemaining: number; readonly totalRequests: number; readonly failedRequests: number }[];
+}
 
 type Call = (tool: string, args?: Record<string, string>) => Promise<CallToolResult & { text: string }>;
 
@@ -35,7 +40,7 @@ async function toolUrl(fixture: FixtureApp): Promise<string> {
   return /MCP tool server listening at (\S+)/.exec(fixture.stderr())![1]!;
 }
 
-it('keeps incidents, sessions, the audit trail, changes, fallback flags, breaker overrides and pending verifications across a restart', async () => {
+it('keeps incidents, sessions, the audit trail, changes, fallback flags, breaker overrides, pending verifications, the SLO budget and the minute history across a restart', async () => {
   const store = join(tempDir(), 'state.db');
   const inventoryPort = await freePort();
   const start = () =>
@@ -69,6 +74,14 @@ it('keeps incidents, sessions, the audit trail, changes, fallback flags, breaker
   expect((await ops('execute_remediation', { action_name: `enable_fallback:${operation}`, reason: 'serve cached stock' })).isError).toBeFalsy();
   expect((await alice('execute_remediation', { action_name: 'open_circuit_breaker:inventory-breaker', reason: 'stop calling a failing inventory' })).isError).toBeFalsy();
   expect((await fire(1))[0]).toContain('cached');
+  const sloOf = async () => ((await ops('get_slo_report', { format: 'json' })).structuredContent as unknown as SloJson).slos.find((s) => s.name === 'orders-availability')!;
+  const requestsOf = async () => Number(/(\d+) requests over/.exec((await ops('get_trend_analysis', { operation_name: operation })).text)?.[1]);
+  const slo = await sloOf();
+  const requests = await requestsOf();
+  // Enough events for the budget to be priced, and some of them failed.
+  expect(slo.totalRequests).toBeGreaterThanOrEqual(100);
+  expect(slo.budgetRemaining).toBeLessThan(1);
+  expect(requests).toBe(slo.totalRequests);
 
   for (const client of clients.splice(0)) await client.close().catch(() => undefined);
   await app.stop();
@@ -98,4 +111,7 @@ it('keeps incidents, sessions, the audit trail, changes, fallback flags, breaker
   expect(verification.text).not.toContain('no execution');
   const health = await ops('get_service_health');
   expect(health.text).not.toContain('STATE STORE');
+  // The budget goes on where it was (the two requests since were served from the fallback), and the history with it.
+  expect(await sloOf()).toMatchObject({ budgetRemaining: slo.budgetRemaining, totalRequests: slo.totalRequests + 2, failedRequests: slo.failedRequests });
+  expect(await requestsOf()).toBe(requests + 2);
 }, 60_000);
