@@ -7,6 +7,7 @@
 import type { ChangeTracker } from './analysis/change-tracker.js';
 import { CHANGES_COLLECTION } from './analysis/change-tracker.js';
 import type { Engine } from './analysis/engine.js';
+import { LEARNED_NORMALS_COLLECTION, LearnedNormalRecords } from './analysis/learned-normal-records.js';
 import { blockSlots, MINUTE_HISTORY_COLLECTION, MinuteHistoryRecords } from './analysis/minute-history-records.js';
 import { SLO_BUDGETS_COLLECTION, SloBudgetRecords } from './analysis/slo-budget-records.js';
 import type { CheckpointedState } from './checkpointed-state.js';
@@ -34,9 +35,9 @@ export interface PersistedParts {
   readonly analysis?: readonly CheckpointedState[];
 }
 
-/** The engine's state that survives restarts through checkpoints: SLO budgets and operations' minute histories. */
+/** The engine's state that survives restarts through checkpoints: SLO budgets, operations' minute histories and learned normals. */
 export function analysisState(engine: Engine): CheckpointedState[] {
-  return [new SloBudgetRecords(engine.sloTracker, engine.clock), new MinuteHistoryRecords(engine.health, engine.clock)];
+  return [new SloBudgetRecords(engine.sloTracker, engine.clock), new MinuteHistoryRecords(engine.health, engine.clock), new LearnedNormalRecords(engine.normals, engine.clock)];
 }
 
 interface Restorable {
@@ -59,6 +60,7 @@ export function retentionFromConfig(config: ResolvedConfig): Record<string, numb
     [REMEDIATION_COLLECTION]: 2 * config.get<number>('limits.max-operations') + 2 * config.get<number>('limits.max-dependencies'),
     [VERIFICATIONS_COLLECTION]: MAX_PENDING,
     [SLO_BUDGETS_COLLECTION]: config.get<number>('limits.max-operations'),
+    [LEARNED_NORMALS_COLLECTION]: config.get<number>('limits.max-operations'),
     [MINUTE_HISTORY_COLLECTION]: config.get<number>('limits.max-operations') * blockSlots(Math.max(60, config.get<number>('limits.history-minutes'))),
   };
 }

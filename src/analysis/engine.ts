@@ -402,7 +402,8 @@ export class Engine {
    */
   baselinesOf(operation: string): OperationBaselines {
     const state = this.operations.get(operation);
-    const normal = state?.normal;
+    // A normal restored from the store exists before the operation's first request in this process.
+    const normal = state?.normal ?? this.normals.normalOf(operation);
     const baseline = new OperationBaseline(this.configuredOf(operation), this.normals.referenceOf(normal), this.normals.stateOf(normal), this.baselineSource === 'rolling');
     return new OperationBaselines(baseline, state && this.judgedColdStart(state, baseline.latencyP99Ms), state?.recent && deviationOf(state.recent, this.patternMatcher, operation));
   }
@@ -417,7 +418,7 @@ export class Engine {
    * fault this process saw; undefined when it was not (learned-normal.ts).
    */
   normalSince(operation: string, atMs: number): number | undefined {
-    return this.operations.get(operation)?.normal?.normalSince(atMs);
+    return (this.operations.get(operation)?.normal ?? this.normals.normalOf(operation))?.normalSince(atMs);
   }
 
   /** Forgets what the operation learned (rolling window and normal): an agent's reset_baseline. */

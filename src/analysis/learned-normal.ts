@@ -127,6 +127,8 @@ export class LearnedNormal {
   private heldAt = Number.NaN;
   private heldSince = Number.NaN;
   private acceptedAt = Number.NaN;
+  /** Whether what is kept as a record changed since `takeChanged` (learned, held or accepted). */
+  private changed = false;
   /** Start of the run of expired periods with traffic and no fault that goes on to the newest expired one; NaN after a faulty one. */
   private normalRunSince = Number.NaN;
   private readonly periodCounts: Uint16Array;
@@ -174,6 +176,7 @@ export class LearnedNormal {
 
   /** Forgets everything: the operation learns again from its next requests (an agent's reset_baseline). */
   reset(): void {
+    this.changed = true;
     this.learned.fill(0);
     this.held.fill(0);
     this.learnedAt = this.firstLearnedAt = this.heldAt = this.heldSince = this.acceptedAt = this.normalRunSince = Number.NaN;
@@ -286,6 +289,7 @@ export class LearnedNormal {
    * decayed to the later of their times, then summed. A deviation held in the record continues.
    */
   mergeRecord(record: NormalRecord): void {
+    this.changed = true;
     this.learnedAt = mergeDecayed(this.learned, this.learnedAt, record.learned, record.learnedAt, this.rules.horizonMs);
     this.firstLearnedAt = Number.isNaN(this.firstLearnedAt) ? record.firstLearnedAt : Math.min(this.firstLearnedAt, record.firstLearnedAt);
     if (record.held && record.heldAt !== undefined && record.heldSince !== undefined) {
@@ -380,8 +384,21 @@ export class LearnedNormal {
     return this.acceptedAt > ms;
   }
 
+  /** Whether the record changed since the last call (and from now on, not). */
+  takeChanged(): boolean {
+    const changed = this.changed;
+    this.changed = false;
+    return changed;
+  }
+
+  /** When the learned part was last added to, epoch ms (NaN before). */
+  get lastLearnedAt(): number {
+    return this.learnedAt;
+  }
+
   /** Decays `into` (as of `at`) to `endMs` and adds the period in `slot`; returns the new time. */
   private fold(into: Float64Array, at: number, slot: number, endMs: number): number {
+    this.changed = true;
     if (!Number.isNaN(at) && endMs > at) {
       const factor = Math.exp(-(endMs - at) / this.rules.horizonMs);
       for (let i = 0; i < WIDTH; i++) into[i]! *= factor;

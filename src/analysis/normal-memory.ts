@@ -62,6 +62,11 @@ export class NormalMemory implements BaselineProvider {
     return this.normals.getOrCreate(operation);
   }
 
+  /** The operation's normal if it has one (learned here or restored), without creating one. */
+  normalOf(operation: string): LearnedNormal | undefined {
+    return this.normals.get(operation);
+  }
+
   /** What a normal's judging reads (learned and waiting periods), now; undefined while it holds too few samples. */
   referenceOf(normal: LearnedNormal | undefined): NormalReference | undefined {
     if (!normal) return undefined;
@@ -96,6 +101,15 @@ export class NormalMemory implements BaselineProvider {
     this.normals.forEach((normal, operation) => {
       const record = normal.toRecord();
       if (record) out.push({ key: operation, value: record });
+    });
+    return out;
+  }
+
+  /** The operations whose record changed since the last call, with it (undefined: reset, nothing learned). */
+  takeChanged(): { key: string; value: NormalRecord | undefined }[] {
+    const out: { key: string; value: NormalRecord | undefined }[] = [];
+    this.normals.forEach((normal, operation) => {
+      if (normal.takeChanged()) out.push({ key: operation, value: normal.toRecord() });
     });
     return out;
   }

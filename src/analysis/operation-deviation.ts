@@ -29,10 +29,13 @@ export function deviationOf(window: OperationWindow, matcher: PatternMatcher, op
   const now = matcher.now();
   if (now - window.closedEndMs > matcher.longestHorizonMs) return undefined;
   const patterns = matcher.patternsNow(window, operation);
+  const latencyForming = !patterns.includes('latency_degradation') && Number.isFinite(window.latencyFormingSinceMs);
+  const errorsForming = !patterns.includes('error_rate_spike') && Number.isFinite(window.errorsFormingSinceMs);
+  // Each health read asks for every operation: nothing is allocated for one that does not deviate.
+  if (!patterns.length && !latencyForming && !errorsForming) return undefined;
   const forming: FormingPattern[] = [];
-  if (!patterns.includes('latency_degradation') && Number.isFinite(window.latencyFormingSinceMs)) forming.push({ pattern: 'latency_degradation', sinceMs: window.latencyFormingSinceMs });
-  if (!patterns.includes('error_rate_spike') && Number.isFinite(window.errorsFormingSinceMs)) forming.push({ pattern: 'error_rate_spike', sinceMs: window.errorsFormingSinceMs });
-  if (!patterns.length && !forming.length) return undefined;
+  if (latencyForming) forming.push({ pattern: 'latency_degradation', sinceMs: window.latencyFormingSinceMs });
+  if (errorsForming) forming.push({ pattern: 'error_rate_spike', sinceMs: window.errorsFormingSinceMs });
   const onsets = [window.degraded, window.failing, window.outage].filter((v) => v.holds).map((v) => v.onsetMs);
   return { patterns, sinceMs: onsets.length ? Math.min(...onsets) : Number.NaN, outage: window.outage.holds, score: window.score, forming };
 }

@@ -128,6 +128,7 @@ export class PatternMatcher {
   private readonly windowThresholds: WindowThresholds;
   private readonly reference: WindowReference = { p50Ms: undefined, slowShare: 0, meanLog: Number.NaN, sigmaLog: Number.NaN, errorRate: undefined };
   private readonly context: PatternContext;
+  private readonly readContext: PatternContext;
   /** The learned normals verdicts are judged against (see `judgeAgainst`). */
   normals: NormalMemory | undefined;
 
@@ -171,6 +172,7 @@ export class PatternMatcher {
     });
     this.detectors = [this.cascade, this.memoryLeak, this.herd, this.coldStart, new ErrorRateSpikeDetector(), new LatencyDegradationDetector()];
     this.context = { operation: '', window: undefined as unknown as OperationWindow, latencyMs: 0, isError: false, nowMs: 0, cold: false };
+    this.readContext = { ...this.context };
     this.normals = options.normals;
   }
 
@@ -282,10 +284,18 @@ export class PatternMatcher {
    * The patterns that hold for the operation now, from its window's last verdicts (the cold start,
    * shown on its own, aside): what `Patterns` shows while an episode lasts.
    */
-  patternsNow(window: OperationWindow, operation: string): IncidentPattern[] {
+  patternsNow(window: OperationWindow, operation: string): readonly IncidentPattern[] {
+    // Read for every operation by each health read: nothing allocated unless a pattern holds.
     const now = this.clock.now();
-    const context: PatternContext = { operation, window, latencyMs: 0, isError: window.failing.holds || window.outage.holds, nowMs: now, cold: this.coldStart.isCold(now) };
-    return this.detectors.filter((d) => d !== this.coldStart && d.detect(context)).map((d) => d.pattern);
+    const context = this.readContext;
+    context.operation = operation;
+    context.window = window;
+    context.isError = window.failing.holds || window.outage.holds;
+    context.nowMs = now;
+    context.cold = this.coldStart.isCold(now);
+    let found: IncidentPattern[] | undefined;
+    for (const detector of this.detectors) if (detector !== this.coldStart && detector.detect(context)) (found ??= []).push(detector.pattern);
+    return found ?? NO_PATTERNS;
   }
 
   /**

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { Engine } from '../../src/analysis/engine.js';
 import { HISTOGRAM_BUCKETS } from '../../src/analysis/latency-histogram.js';
+import { LEARNED_NORMALS_COLLECTION, MAX_NORMAL_RECORD_BYTES } from '../../src/analysis/learned-normal-records.js';
 import { BLOCK_MINUTES, blockSlots, MAX_BLOCK_RECORD_BYTES, MINUTE_HISTORY_COLLECTION } from '../../src/analysis/minute-history-records.js';
 import { MAX_SLO_RECORD_BYTES, SLO_BUDGETS_COLLECTION } from '../../src/analysis/slo-budget-records.js';
 import type { SloAlert, SloDefinition } from '../../src/analysis/slo-tracker.js';
@@ -159,6 +160,32 @@ describe.each(STORES)('across a restart on $name', ({ open }) => {
     expect(third.slo()).toEqual(last);
     expect(third.engine.health.historyOf(OP, 60).reduce((n, m) => n + m.count, 0)).toBe(345);
     await third.stop();
+  });
+
+  it('keeps the learned normal: the next run judges by the same baseline before its own first request', async () => {
+    const store = open();
+    const clock = new FakeClock();
+    const first = new Run(clock, store());
+    await first.checkpoints.restore();
+    first.drive(30 * 60, SECOND, (i) => i % 50 === 0);
+    const learned = first.engine.health.getOperationHealth(OP)!.baseline!;
+    expect(learned).toMatchObject({ p50Source: 'learned', errorRateSource: 'learned' });
+    await first.stop();
+    clock.advance(MINUTE);
+
+    const second = new Run(clock, store());
+    expect(await second.checkpoints.restore()).toBe(0);
+    const restored = second.engine.health.getOperationHealth(OP)?.baseline ?? second.engine.baselinesOf(OP).baseline!;
+    // The periods still waiting their probation at the stop (the last 100 s or so) are not kept: within 2 %.
+    const near = (a: number | undefined, b: number | undefined) => Math.abs(a! - b!) / b!;
+    expect(near(restored.latencyP50Ms, learned.latencyP50Ms)).toBeLessThan(0.02);
+    expect(near(restored.latencyP99Ms, learned.latencyP99Ms)).toBeLessThan(0.02);
+    expect(near(restored.errorRate, learned.errorRate)).toBeLessThan(0.05);
+    expect(restored.learnedOverMs).toBeGreaterThan(30 * MINUTE);
+    const records = await store().load(LEARNED_NORMALS_COLLECTION);
+    expect(records.map((r) => r.key)).toEqual([OP]);
+    expect(records[0]!.value.length).toBeLessThan(MAX_NORMAL_RECORD_BYTES);
+    await second.stop();
   });
 
   it('keeps the minute history: health and each minute read the same after the restore', async () => {
