@@ -1,6 +1,7 @@
 // Analysis state across a restart (docs/state.md, "Analysis state"): the start-up restore of
 // 1,000 operations' minute histories (every minute of the hour with traffic, about 15 latency
-// buckets each: 61,000 records) and 10 SLOs with every bucket of their rings filled, from SQLite
+// buckets each: 61,000 records) and learned normals (one record each), and 10 SLOs with every
+// bucket of their rings filled, from SQLite
 // (a temp file) and from Redis (a redis-server started here, when it is on the PATH): the median
 // of 7 restores into a fresh engine, each the store read, the JSON parsed, every field checked and
 // merged. Then the steady state: a checkpoint after every operation had requests, put and written.
@@ -46,6 +47,16 @@ function fill(engine, clock) {
       history.merge(now, { minuteStart: Math.floor(now / MINUTE) * MINUTE - m * MINUTE, count, errors: (op + m) % 3, buckets });
     }
   }
+  // A learned normal of six hours, about 15 latency buckets, per operation.
+  const normals = [];
+  for (let op = 0; op < OPERATIONS; op++) {
+    const learned = new Array(79).fill(0);
+    for (let b = 30; b < 45; b++) learned[b] = 500 + ((op * 7 + b) % 300) + 0.123456789;
+    const count = learned.reduce((n, w) => n + w, 0);
+    learned.splice(75, 4, count, count * 0.01, count * Math.log(12), count * Math.log(12) ** 2);
+    normals.push({ key: operation(op), value: { v: 1, learned, learnedAt: now - MINUTE, firstLearnedAt: now - 6 * 60 * MINUTE } });
+  }
+  if (engine.normals.restore(normals)) throw new Error('a normal did not read back');
   const rows = (bucketMs, size, fields) =>
     Array.from({ length: size }, (_, i) => {
       const bucket = Math.floor(now / bucketMs) - size + 1 + i;
@@ -76,6 +87,7 @@ async function measure(name, open) {
   const records = seeded.status().pending;
   await seeded.flush();
   const bytes = (await seeded.store.load('minute-history')).reduce((n, r) => n + r.key.length + r.value.length, 0);
+  const normalBytes = (await seeded.store.load('learned-normals')).reduce((n, r) => n + r.key.length + r.value.length, 0);
   await seeded.close();
 
   const restores = [];
@@ -105,7 +117,7 @@ async function measure(name, open) {
     await writer.flush();
     const writeMs = performance.now() - write;
     console.log(
-      `${name}: ${records.toLocaleString('en')} records (${(bytes / 1024 / 1024).toFixed(1)} MB of minute history), restored in median ${median(restores).toFixed(0)} ms (${restores.map((ms) => ms.toFixed(0)).join(', ')})`,
+      `${name}: ${records.toLocaleString('en')} records (${(bytes / 1024 / 1024).toFixed(1)} MB of minute history, ${(normalBytes / OPERATIONS / 1024).toFixed(1)} KB of learned normal per operation), restored in median ${median(restores).toFixed(0)} ms (${restores.map((ms) => ms.toFixed(0)).join(', ')})`,
     );
     console.log(
       `${name}: a checkpoint of ${OPERATIONS} operations with requests: ${pending} records put in ${putMs.toFixed(1)} ms, written in ${writeMs.toFixed(1)} ms (${writer.status().batches} batches)`,
@@ -114,7 +126,7 @@ async function measure(name, open) {
     await writer.close();
   }
   const status = engine.sloTracker.getStatus('slo-0');
-  if (engine.health.operations().length !== OPERATIONS || status.totalRequests === 0) throw new Error('the restore lost state');
+  if (engine.health.operations().length !== OPERATIONS || status.totalRequests === 0 || !engine.normals.getBaseline(operation(OPERATIONS - 1))) throw new Error('the restore lost state');
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-analysis-'));

@@ -1,4 +1,4 @@
-// Heap held per tracked operation (issue 12 point 13: at most 64 KB): 1000 operations, each with a
+// Heap held per tracked operation (docs/analysis.md, Bounds): 1000 operations, each with a
 // full rolling window (1000 observations) and traffic in every minute its history keeps (60 and the current one),
 // read once by a health summary as a tool call reads it (what the reads keep between calls counts too).
 // Run against the built output: `npm run build && node --expose-gc bench/operation-memory.mjs`.

@@ -9,6 +9,7 @@ const BENCHMARKS = [
   ['bench/fleet.mjs'],
   ['bench/fleet-summary.mjs'],
   ['--expose-gc', 'bench/operation-memory.mjs'],
+  ['bench/detection-time.mjs'],
   ['bench/export-cost.mjs'],
   ['bench/agent-step.mjs'],
   ['bench/mcp-session.mjs'],
