@@ -56,8 +56,6 @@ export class NormalState {
     readonly frozenSince: number | undefined,
     /** When the deviation becomes the new normal if it lasts; undefined while it learns. */
     readonly acceptAt: number | undefined,
-    /** When a deviation last became the new normal, if one did. */
-    readonly acceptedAt: number | undefined,
   ) {}
 }
 
@@ -205,7 +203,6 @@ export class LearnedNormal {
       Number.isNaN(since) ? 0 : Math.min(this.rules.horizonMs, Math.max(0, nowMs - since)),
       frozen,
       frozen === undefined ? undefined : frozen + this.rules.acceptAfterMs,
-      Number.isNaN(this.acceptedAt) ? undefined : this.acceptedAt,
     );
   }
 
@@ -389,11 +386,6 @@ export class LearnedNormal {
     const changed = this.changed;
     this.changed = false;
     return changed;
-  }
-
-  /** When the learned part was last added to, epoch ms (NaN before). */
-  get lastLearnedAt(): number {
-    return this.learnedAt;
   }
 
   /** Decays `into` (as of `at`) to `endMs` and adds the period in `slot`; returns the new time. */

@@ -2,7 +2,7 @@
  * Every operation's learned normal (learned-normal.ts), bounded by the operation cap, and the
  * baseline provider over them: an operation's learned p50, p99 and error rate once its normal
  * holds the minimum samples. Records go to and come back from the state store through
- * `records()` and `restore()` (wired by the composition root).
+ * `takeChanged()` and `restore()` (learned-normal-records.ts, wired by the composition root).
  */
 import type { Baseline, BaselineProvider } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
@@ -93,16 +93,6 @@ export class NormalMemory implements BaselineProvider {
     const normal = this.normals.get(operation);
     normal?.reset();
     return normal !== undefined;
-  }
-
-  /** Each operation's learned normal as a record, for the state store. */
-  records(): { key: string; value: NormalRecord }[] {
-    const out: { key: string; value: NormalRecord }[] = [];
-    this.normals.forEach((normal, operation) => {
-      const record = normal.toRecord();
-      if (record) out.push({ key: operation, value: record });
-    });
-    return out;
   }
 
   /** The operations whose record changed since the last call, with it (undefined: reset, nothing learned). */

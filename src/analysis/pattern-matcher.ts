@@ -21,6 +21,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { LearnedNormal, NormalReference } from './learned-normal.js';
 import { logLatency } from './log-latency.js';
 import type { NormalMemory } from './normal-memory.js';
+import { ERROR_RATE_FLOOR } from './operation-baseline.js';
 import { CascadeFailureDetector } from './patterns/cascade-failure.js';
 import { type ColdStart, ColdStartDetector } from './patterns/cold-start.js';
 import { ErrorRateSpikeDetector } from './patterns/error-rate-spike.js';
@@ -66,7 +67,7 @@ export const DEFAULT_PATTERN_THRESHOLDS: PatternThresholds = {
   windowMs: 96_000,
   minWindowSamples: 10,
   minSurprise: 21,
-  errorRateFloor: 0.01,
+  errorRateFloor: ERROR_RATE_FLOOR,
   outageErrorRate: 0.5,
   settleMs: 30_000,
   minLatencyDeviationMs: 1,

@@ -96,7 +96,7 @@ describe('the learned normal', () => {
   it('comes back from its record after a restart: a release slow from its first request is judged against the previous normal', () => {
     const first = setup();
     first.drive(30 + 1800, 10, 2);
-    const records = first.engine.normals.records();
+    const records = first.engine.normals.takeChanged();
     expect(records.map((r) => r.key)).toEqual([OP]);
     const stored = JSON.parse(JSON.stringify(records[0]!.value));
     expect(JSON.stringify(stored).length).toBeLessThan(2048);
@@ -121,7 +121,7 @@ describe('the learned normal', () => {
   it('skips a record of another version, of the wrong shape, or with numbers that are not finite', () => {
     const { engine, drive } = setup();
     drive(30 + 600, 10, 2);
-    const good = JSON.parse(JSON.stringify(engine.normals.records()[0]!.value));
+    const good = JSON.parse(JSON.stringify(engine.normals.takeChanged()[0]!.value));
     expect(readNormalRecord(good)).toBeDefined();
     expect(readNormalRecord({ ...good, v: 2 })).toBeUndefined();
     expect(readNormalRecord({ ...good, learned: good.learned.slice(1) })).toBeUndefined();

@@ -202,6 +202,22 @@ describe.each(INCIDENT_PATTERNS.map((pattern) => [pattern]))('%s', (pattern) => 
   });
 });
 
+describe('thundering herd', () => {
+  it('is named for as long as the flood lasts, past the minute after the recovery', () => {
+    const h = warm();
+    outageAndRecovery(h);
+    const seen: number[] = [];
+    h.engine.onDetection((d) => d.patterns.includes('thundering_herd') && seen.push(h.clock.now()));
+    const floodStart = h.clock.now();
+    traffic(h, { seconds: 90, rate: 12, medianMs: 20, seed: 8 });
+    expect(seen[0]! - floodStart).toBeLessThan(6_000);
+    expect(seen.at(-1)! - floodStart).toBeGreaterThan(85_000);
+    const floodEnd = h.clock.now();
+    traffic(h, { seconds: 20, rate: 2, medianMs: 20, seed: 9 });
+    expect(seen.filter((at) => at > floodEnd + 5_000)).toEqual([]);
+  });
+});
+
 describe('cold start', () => {
   it('is reported with how slow and for how long, against the static p99', () => {
     const h = engineHarness({ staticBaselines: new Map([[`GET ${ROUTE}`, { latencyP50Ms: 8, latencyP99Ms: 15, errorRate: 0 }]]) });

@@ -6,7 +6,7 @@ import { failingFor, traffic } from '../support/sustained-traffic.js';
 
 const RESOLVE_AFTER = 120_000;
 
-function setup(tier: 'critical' | 'standard' = 'standard', resolveAfterMs = RESOLVE_AFTER) {
+function setup(tier: 'critical' | 'standard' | 'internal' = 'standard', resolveAfterMs = RESOLVE_AFTER) {
   // A configured baseline, so the spike is not learned as normal.
   const h = engineHarness({ staticBaselines: new Map([['GET /a', { latencyP50Ms: 20, latencyP99Ms: 25, errorRate: 0.01 }]]) });
   const incidents = new IncidentTracker(h.engine, { tierOf: () => tier, lastRemediation: (op) => (op === 'GET /a' ? 'enable_fallback:GET /a by ops-bot' : undefined), resolveAfterMs });
@@ -104,6 +104,29 @@ describe('IncidentTracker', () => {
     expect(gap).toBeLessThan(RESOLVE_AFTER);
     expect(incidents.openIncident('GET /a')).toBe(first);
     expect(incidents.openIncidents()).toHaveLength(1);
+  });
+
+  it('a fault after a minute of normal traffic is a new incident, though it comes within resolve-after', () => {
+    const { h, incidents, firstDetectionFrom } = setup('standard', 5 * 60_000);
+    spike(h);
+    const first = incidents.openIncident('GET /a')!;
+    // Two minutes of good traffic (the normal counts it as normal from 30 s after the fault's last verdict), then another fault.
+    good(h, 240);
+    const secondStart = h.clock.now();
+    spike(h);
+    expect(firstDetectionFrom(secondStart)! - first.lastDetectionAt).toBeLessThan(5 * 60_000);
+    const second = incidents.openIncident('GET /a')!;
+    expect(second.id).not.toBe(first.id);
+    expect(first.status).toBe('resolved');
+  });
+
+  it('an outage is a CRITICAL incident whatever the tier, opened by the outage', () => {
+    const { h, incidents } = setup('internal');
+    traffic(h, '/a', { perSecond: 20, seconds: 5, errorRate: 1 });
+    const incident = incidents.openIncident('GET /a')!;
+    expect(incident).toMatchObject({ trigger: 'outage', peakSeverity: 'CRITICAL' });
+    expect(incidents.severityNow(incident).severity).toBe('CRITICAL');
+    expect(h.engine.healthSummary().status).toBe('CRITICAL');
   });
 
   it('resolves on read once the episode is over and the operation is back within baseline', () => {

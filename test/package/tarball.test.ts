@@ -10,7 +10,7 @@ import { ROOT } from '../support/fixture-app.js';
 import { type Packed, packList } from '../support/packed-package.js';
 
 /** The budget docs/packaging.md states and justifies. */
-const BUDGET = { packedKb: 620, unpackedKb: 2100, files: 420 };
+const BUDGET = { packedKb: 760, unpackedKb: 2600, files: 470 };
 /** How far the figures the documents state may drift from the measured ones before they are updated. */
 const DRIFT = 0.2;
 

@@ -157,11 +157,8 @@ export class OperationWindow {
     this.currentEnd = start + bucketMs;
   }
 
-  /**
-   * Sums the closed buckets, newest first, into the shared scratch; called once before the
-   * horizons are judged. Returns the requests in the longest horizon.
-   */
-  prepare(): number {
+  /** Sums the closed buckets, newest first, into the shared scratch; called once before the horizons are judged. */
+  prepare(): void {
     const data = this.data;
     const sums = cumulative;
     sums.fill(0, 0, STRIDE);
@@ -169,12 +166,12 @@ export class OperationWindow {
       const slot = (this.current - k + this.slots) % this.slots;
       for (let f = 0; f < STRIDE; f++) sums[k * STRIDE + f] = sums[(k - 1) * STRIDE + f]! + data[slot * STRIDE + f]!;
     }
-    return sums[(this.slots - 1) * STRIDE + COUNT]!;
   }
 
   /**
    * Judges the horizon of `buckets` closed buckets (after `prepare`) against `reference`; `cold`:
-   * the process is warming up, so latency makes no verdict. Returns the deviation's z (0 when none holds).
+   * the process is warming up, so latency makes no verdict. Returns what held, with the deviation
+   * in standard deviations of one request (0 when nothing holds).
    */
   judgeHorizon(buckets: number, reference: WindowReference, t: WindowThresholds, cold: boolean): HorizonVerdicts {
     const found = horizonVerdicts;
