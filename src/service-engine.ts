@@ -144,6 +144,7 @@ export class Engine extends AnalysisEngine {
         minSamples: config.get('baselines.rolling-min-samples'),
         longestHorizonMs: patternMatcher.longestHorizonMs,
         learnFromMs: patternMatcher.learnFromMs,
+        maxAcceptedErrorRate: config.get('patterns.outage-error-rate'),
         maxOperations,
       }),
       patternMatcher,

@@ -28,9 +28,17 @@ export interface ConfiguredFigures {
 
 export const NOTHING_CONFIGURED: ConfiguredFigures = Object.freeze({ latencyP50Ms: undefined, latencyP99Ms: undefined, errorRate: undefined, errorsUnjudged: false });
 
-/** A whole static baseline as figures. */
+const figuresByBaseline = new WeakMap<Baseline, ConfiguredFigures>();
+
+/** A whole static baseline as figures (one object per baseline: read at every judging and health read). */
 export function figuresOf(baseline: Baseline | undefined): ConfiguredFigures {
-  return baseline ? { latencyP50Ms: baseline.latencyP50Ms, latencyP99Ms: baseline.latencyP99Ms, errorRate: baseline.errorRate, errorsUnjudged: false } : NOTHING_CONFIGURED;
+  if (!baseline) return NOTHING_CONFIGURED;
+  let figures = figuresByBaseline.get(baseline);
+  if (!figures) {
+    figures = Object.freeze({ latencyP50Ms: baseline.latencyP50Ms, latencyP99Ms: baseline.latencyP99Ms, errorRate: baseline.errorRate, errorsUnjudged: false });
+    figuresByBaseline.set(baseline, figures);
+  }
+  return figures;
 }
 
 export type Confidence = 'LOW' | 'MEDIUM' | 'HIGH';

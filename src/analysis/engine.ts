@@ -20,7 +20,7 @@ import { ANOMALY, BASELINE, SLO } from '../attribute-names.js';
 import type { Criticality } from '../enums.js';
 import { reportError } from '../report-error.js';
 import { AnomalyDetector, type AnomalyRun } from './anomaly-detector.js';
-import { type Baseline, type BaselineProvider, type BaselineSnapshot, CompositeBaselineProvider, type ConfiguredFigures, figuresOf, StaticBaselineProvider } from './baseline.js';
+import { type Baseline, type BaselineProvider, CompositeBaselineProvider, type ConfiguredFigures, figuresOf, StaticBaselineProvider } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { ChangeTracker, recordingStateChanges } from './change-tracker.js';
 import { CircuitBreakers } from './circuit-breakers.js';
@@ -99,8 +99,8 @@ const SLO_SEVERITY = { INFO: 'INFO', WARNING: 'WARN', CRITICAL: 'ERROR' } as con
 
 /**
  * The per-operation parts of the components (which keep them for good), gathered so that a span
- * costs one lookup instead of one per component, plus the baseline snapshot, refreshed once per
- * second of the clock.
+ * costs one lookup instead of one per component, plus the spans' rolling `svc.baseline.*`
+ * (baselines.source rolling), refreshed once per second of the clock.
  */
 interface OperationState {
   readonly window: RollingWindow | undefined;
@@ -108,13 +108,12 @@ interface OperationState {
   readonly run: AnomalyRun | undefined;
   readonly recent: OperationWindow | undefined;
   readonly history: MinuteHistory | undefined;
-  snapshot: BaselineSnapshot | undefined;
   /**
-   * The clock second (since the epoch) the snapshot was taken in. On 64-bit Node without pointer
+   * The clock second (since the epoch) the attributes were taken in. On 64-bit Node without pointer
    * compression (the default build) that is a small integer until 2038, where epoch ms would be a
    * heap box read per span; elsewhere it is a box again, which costs only that read.
    */
-  snapshotSecond: number;
+  attributesSecond: number;
   /** `svc.baseline.*` from the rolling snapshot (baselines.source rolling). */
   attributes: Attributes | undefined;
   /**
@@ -256,8 +255,7 @@ export class Engine {
         run: this.anomalyEnabled ? this.anomalyDetector.runFor(operation) : undefined,
         recent: this.anomalyEnabled ? this.patternMatcher.recentFor(operation) : undefined,
         history: this.health.historyFor(operation),
-        snapshot: undefined,
-        snapshotSecond: -1,
+        attributesSecond: -1,
         attributes: undefined,
         settledColdStart: undefined,
         settledColdStartP99: Number.NaN,
@@ -310,7 +308,8 @@ export class Engine {
     state.normal?.add(now, log, isError);
     if (this.anomalyEnabled) {
       const anomaly = this.anomalyDetector.checkRun(state.run, latencyMs, this.rollingBaselines.isBaseline(window) ? window : undefined, now);
-      const patterns = this.patternMatcher.detectPatternsWith(state.recent, state.normal, operation, latencyMs, isError, state.snapshot, log);
+      // No rolling snapshot: the matcher judges against the learned normal (a snapshot a second would be an object that outlives young collections).
+      const patterns = this.patternMatcher.detectPatternsWith(state.recent, state.normal, operation, latencyMs, isError, undefined, log);
       if (anomaly || patterns.length) {
         if (span) {
           if (anomaly) span.setAttributes({ [ANOMALY.detected]: true, [ANOMALY.score]: anomaly.score, [ANOMALY.latencyZScore]: anomaly.zScore });
@@ -442,18 +441,17 @@ export class Engine {
     return coldStart;
   }
 
-  /** The operation's state with its snapshot at most a second old; undefined beyond `maxOperations`. */
+  /** The operation's state (with its rolling span attributes at most a second old); undefined beyond `maxOperations`. */
   private stateOf(operation: string): OperationState | undefined {
     const state = this.operations.getOrCreate(operation);
-    const now = this.clock.now();
-    const second = Math.floor(now / 1000);
-    if (state && state.snapshotSecond !== second) {
-      state.snapshotSecond = second;
-      state.snapshot = this.rollingBaselines.getSnapshot(operation);
-      state.attributes =
-        this.baselineSource === 'rolling' && state.snapshot
-          ? Object.freeze({ [BASELINE.latencyP50Ms]: state.snapshot.p50, [BASELINE.latencyP99Ms]: state.snapshot.p99, [BASELINE.errorRate]: state.snapshot.errorRate, [BASELINE.source]: 'rolling' })
-          : undefined;
+    if (this.baselineSource !== 'rolling' || !state) return state;
+    const second = Math.floor(this.clock.now() / 1000);
+    if (state.attributesSecond !== second) {
+      state.attributesSecond = second;
+      const snapshot = this.rollingBaselines.getSnapshot(operation);
+      state.attributes = snapshot
+        ? Object.freeze({ [BASELINE.latencyP50Ms]: snapshot.p50, [BASELINE.latencyP99Ms]: snapshot.p99, [BASELINE.errorRate]: snapshot.errorRate, [BASELINE.source]: 'rolling' })
+        : undefined;
     }
     return state;
   }

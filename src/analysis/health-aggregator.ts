@@ -178,6 +178,8 @@ const NO_REASONS: readonly string[] = Object.freeze([]);
 const slower = (value: number, base: number): boolean => value > ELEVATION_FACTOR * base && value - base >= MIN_ELEVATION_MS;
 const ms = (value: number): string => `${value < 10 ? value.toFixed(1) : Math.round(value)}ms`;
 const percent = (value: number): string => `${(value * 100).toFixed(1)}%`;
+/** ` since 14:02:10Z`, or nothing for a pattern without an onset (a herd, a leak). */
+const sinceText = (ms: number): string => (Number.isFinite(ms) ? ` since ${new Date(ms).toISOString().slice(11, 19)}Z` : '');
 
 export class HealthAggregator {
   readonly dependencyHealth: DependencyHealth;
@@ -247,20 +249,21 @@ export class HealthAggregator {
     const baselines = this.options.baselinesOf?.(operation) ?? LEARNING;
     const { baseline, coldStart, deviation } = baselines;
     let reasons: readonly string[] = NO_REASONS;
-    const found: string[] = [];
-    if (deviation?.patterns.length) found.push(`${deviation.outage ? 'outage' : deviation.patterns.join(', ')} since ${new Date(deviation.sinceMs).toISOString().slice(11, 19)}Z`);
+    // Allocated only for an operation that is elevated: a health read asks for every operation.
+    let found: string[] | undefined;
+    if (deviation?.patterns.length) (found ??= []).push(`${deviation.outage ? 'outage' : deviation.patterns.join(', ')}${sinceText(deviation.sinceMs)}`);
     if (recent.count >= MIN_REQUESTS_FOR_ELEVATION && baseline) {
       const coldStartRecent = !warming && coldStart !== undefined && now - (coldStart.firstRequestAtMs + coldStart.durationMs) < this.recentMinutes * 60_000;
       const p50 = baseline.latencyP50Ms;
       const p99 = baseline.latencyP99Ms;
-      if (!warming && p50 !== undefined && slower(recent.p50, p50)) found.push(`p50 ${ms(recent.p50)} vs baseline ${ms(p50)}`);
-      if (!warming && !coldStartRecent && p99 !== undefined && slower(recent.p99, p99)) found.push(`p99 ${ms(recent.p99)} vs baseline ${ms(p99)}`);
+      if (!warming && p50 !== undefined && slower(recent.p50, p50)) (found ??= []).push(`p50 ${ms(recent.p50)} vs baseline ${ms(p50)}`);
+      if (!warming && !coldStartRecent && p99 !== undefined && slower(recent.p99, p99)) (found ??= []).push(`p99 ${ms(recent.p99)} vs baseline ${ms(p99)}`);
       const errors = baseline.errorRate;
       if (errors !== undefined && recent.errorRate > errors + 0.05 && recent.errorRate > 2 * Math.max(errors, ERROR_RATE_FLOOR)) {
-        found.push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(errors)}`);
+        (found ??= []).push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(errors)}`);
       }
     }
-    if (found.length) reasons = found;
+    if (found) reasons = found;
     return new OperationHealth(operation, recent, baselines, reasons, this.recentMinutes);
   }
 
@@ -298,7 +301,7 @@ export class HealthAggregator {
       (dependency.state === 'unhealthy' && required ? critical : degraded).push(`dependency ${dependency.name} ${dependency.state}`);
     }
     for (const op of operations) {
-      if (op.deviation?.outage) critical.push(`${op.operation} outage: most requests failing since ${new Date(op.deviation.sinceMs).toISOString().slice(11, 19)}Z`);
+      if (op.deviation?.outage) critical.push(`${op.operation} outage: most requests failing${sinceText(op.deviation.sinceMs)}`);
       else if (op.requestCount >= MIN_REQUESTS_FOR_CRITICAL && op.errorRate >= 0.5) critical.push(`${op.operation} failing (${percent(op.errorRate)})`);
       else if (op.elevated) degraded.push(`${op.operation} elevated: ${op.elevatedReasons.join(', ')}`);
     }

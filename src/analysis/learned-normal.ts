@@ -7,8 +7,10 @@
  * the operation's window finds a fault, every waiting period from its onset is tainted. An
  * untainted period is then folded into the learned histogram, which forgets with time constant
  * `horizonMs` (hours); a tainted one goes to the held evidence instead. A fault therefore never
- * becomes normal while it lasts: only when the deviation has lasted `acceptAfterMs` does the held
- * evidence become the new normal (or when an agent resets the baseline).
+ * becomes normal while it lasts: only when it has been seen for `acceptAfterMs` of traffic (time
+ * without requests, or after the fault stopped, does not count) and is still seen does the held
+ * evidence become the new normal (or when an agent resets the baseline); never an error rate of
+ * `maxAcceptedErrorRate` or more (an outage stays one).
  *
  * The histogram is latency-histogram.ts's log scale (75 buckets, ratio 1.25), weighted; percentiles
  * interpolate within a bucket. Per span: one bucket increment and three additions. Learned state
@@ -43,7 +45,13 @@ export interface NormalRules {
   readonly minSamples: number;
   /** Traffic before this (the process's cold-start window) is never learned. */
   readonly learnFromMs: number;
+  /** Held evidence failing this much is never accepted as normal (the outage error rate). */
+  readonly maxAcceptedErrorRate: number;
 }
+
+/** How a waiting period is tainted (0: not at all): in the settling after a fault, or by the fault itself. */
+const SETTLING = 1;
+const FAULT = 2;
 
 /** Where an operation's normal stands, for the tools (a class for the reason OperationHealth gives: each health read makes one per operation). */
 export class NormalState {
@@ -124,6 +132,8 @@ export class LearnedNormal {
   private readonly held = new Float64Array(WIDTH);
   private heldAt = Number.NaN;
   private heldSince = Number.NaN;
+  /** How long the held fault was seen, in periods with traffic: what acceptance counts. */
+  private heldForMs = 0;
   private acceptedAt = Number.NaN;
   /** Whether what is kept as a record changed since `takeChanged` (learned, held or accepted). */
   private changed = false;
@@ -149,35 +159,46 @@ export class LearnedNormal {
     this.referenceOrder = new Int32Array(periods);
   }
 
-  /** One request; `log` is `logLatency(latencyMs)`. */
+  /**
+   * One request; `log` is `logLatency(latencyMs)`. A latency that is not a number is left out; so
+   * is a request whose latency bucket already holds MAX_PERIOD_COUNT in this period (6,500 a second
+   * in one bucket), so the period's counts and sums stay the same requests.
+   */
   add(nowMs: number, log: number, isError: boolean): void {
+    if (Number.isNaN(log)) return;
     if (nowMs >= this.currentEnd) this.rollTo(nowMs);
+    const bucket = log <= LOG_BASE ? 0 : Math.min(HISTOGRAM_BUCKETS - 1, Math.floor((log - LOG_BASE) / LOG_RATIO));
+    const at = this.current * HISTOGRAM_BUCKETS + bucket;
+    if (this.periodCounts[at]! >= MAX_PERIOD_COUNT) return;
+    this.periodCounts[at]!++;
     const sums = this.current * 4;
     const s = this.periodSums;
     s[sums]!++;
     if (isError) s[sums + 1]!++;
     s[sums + 2] += log;
     s[sums + 3] += log * log;
-    const bucket = log <= LOG_BASE ? 0 : Math.min(HISTOGRAM_BUCKETS - 1, Math.floor((log - LOG_BASE) / LOG_RATIO));
-    const at = this.current * HISTOGRAM_BUCKETS + bucket;
-    if (this.periodCounts[at]! < MAX_PERIOD_COUNT) this.periodCounts[at]!++;
   }
 
   /**
-   * A fault was found that began at `fromMs`: the waiting periods from then on (and the current
-   * one) will not be learned.
+   * A fault was found that began at `fromMs` (`settling`: one ended then, and the operation has
+   * not been back for long): the waiting periods from then on (and the current one) will not be
+   * learned. Only periods the fault itself was seen in count towards its acceptance.
    */
-  taint(fromMs: number): void {
+  taint(fromMs: number, settling = false): void {
     const { periodMs, probationPeriods } = this.rules;
-    for (let i = 0; i < probationPeriods; i++) if (this.periodStart[i]! + periodMs > fromMs) this.periodTainted[i] = 1;
+    const kind = settling ? SETTLING : FAULT;
+    for (let i = 0; i < probationPeriods; i++) if (this.periodStart[i]! + periodMs > fromMs && this.periodTainted[i]! < kind) this.periodTainted[i] = kind;
   }
 
-  /** Forgets everything: the operation learns again from its next requests (an agent's reset_baseline). */
-  reset(): void {
+  /** Forgets everything at `nowMs`: the operation learns again from its next requests (an agent's reset_baseline). */
+  reset(nowMs: number): void {
     this.changed = true;
     this.learned.fill(0);
     this.held.fill(0);
-    this.learnedAt = this.firstLearnedAt = this.heldAt = this.heldSince = this.acceptedAt = this.normalRunSince = Number.NaN;
+    this.learnedAt = this.firstLearnedAt = this.heldAt = this.heldSince = this.normalRunSince = Number.NaN;
+    this.heldForMs = 0;
+    // A fault seen before the reset is over: nothing settles after it.
+    this.acceptedAt = nowMs;
     this.periodCounts.fill(0);
     this.periodSums.fill(0);
     this.periodTainted.fill(0);
@@ -191,6 +212,7 @@ export class LearnedNormal {
    */
   state(nowMs: number): NormalState {
     const frozen = Number.isNaN(this.heldSince) ? this.oldestTaintedStart() : this.heldSince;
+    const seenFor = this.faultSeenForMs();
     let samples = this.learned[COUNT]!;
     let since = this.firstLearnedAt;
     for (let i = 0; i < this.rules.probationPeriods; i++) {
@@ -202,7 +224,7 @@ export class LearnedNormal {
       Math.round(samples),
       Number.isNaN(since) ? 0 : Math.min(this.rules.horizonMs, Math.max(0, nowMs - since)),
       frozen,
-      frozen === undefined ? undefined : frozen + this.rules.acceptAfterMs,
+      frozen === undefined ? undefined : nowMs + Math.max(0, this.rules.acceptAfterMs - seenFor),
     );
   }
 
@@ -214,15 +236,22 @@ export class LearnedNormal {
    */
   normalSince(atMs: number): number | undefined {
     const { periodMs, probationPeriods } = this.rules;
-    const slots: number[] = [];
-    for (let i = 0; i < probationPeriods; i++) if (this.periodStart[i]! + periodMs <= atMs && this.periodSums[i * 4]! > 0) slots.push(i);
-    slots.sort((a, b) => this.periodStart[b]! - this.periodStart[a]!);
     let since: number | undefined;
-    for (const slot of slots) {
+    // Newest first among the waiting periods that ended by `atMs` (a dozen: a scan per step, nothing allocated).
+    for (let before = atMs; ; ) {
+      let slot = -1;
+      for (let i = 0; i < probationPeriods; i++) {
+        const end = this.periodStart[i]! + periodMs;
+        if (end <= before && this.periodSums[i * 4]! > 0 && (slot < 0 || this.periodStart[i]! > this.periodStart[slot]!)) slot = i;
+      }
+      if (slot < 0) break;
       if (this.periodTainted[slot]) return since;
       since = this.periodStart[slot]!;
+      before = since;
     }
-    return Number.isNaN(this.normalRunSince) ? since : this.normalRunSince;
+    // Older than the waiting periods: the run of learned ones, if it reaches this far back.
+    if (Number.isNaN(this.normalRunSince) || this.normalRunSince > (since ?? atMs)) return since;
+    return this.normalRunSince;
   }
 
   /** Starts building references for one judging: call `referenceBefore` with rising cutoffs. */
@@ -276,7 +305,7 @@ export class LearnedNormal {
       learned: Array.from(this.learned),
       learnedAt: this.learnedAt,
       firstLearnedAt: this.firstLearnedAt,
-      ...(this.held[COUNT]! > 0 && { held: Array.from(this.held), heldAt: this.heldAt, heldSince: this.heldSince }),
+      ...(this.held[COUNT]! > 0 && { held: Array.from(this.held), heldAt: this.heldAt, heldSince: this.heldSince, heldForMs: this.heldForMs }),
       ...(!Number.isNaN(this.acceptedAt) && { acceptedAt: this.acceptedAt }),
     };
   }
@@ -292,6 +321,7 @@ export class LearnedNormal {
     if (record.held && record.heldAt !== undefined && record.heldSince !== undefined) {
       this.heldAt = mergeDecayed(this.held, this.heldAt, record.held, record.heldAt, this.rules.horizonMs);
       this.heldSince = Number.isNaN(this.heldSince) ? record.heldSince : Math.min(this.heldSince, record.heldSince);
+      this.heldForMs = Math.max(this.heldForMs, record.heldForMs ?? 0);
     }
     if (record.acceptedAt !== undefined && !(this.acceptedAt >= record.acceptedAt)) this.acceptedAt = record.acceptedAt;
   }
@@ -325,8 +355,35 @@ export class LearnedNormal {
     }
     this.periodStart[this.current] = start;
     this.currentEnd = start + periodMs;
-    const frozen = Number.isNaN(this.heldSince) ? this.oldestTaintedStart() : this.heldSince;
-    if (frozen !== undefined && start - frozen >= this.rules.acceptAfterMs) this.accept(start);
+    if (this.faultSeenForMs() >= this.rules.acceptAfterMs && this.faultStillSeen() && this.heldErrorRate() < this.rules.maxAcceptedErrorRate) this.accept(start);
+  }
+
+  /** How long the held fault was seen: its expired periods and the waiting ones with traffic. */
+  private faultSeenForMs(): number {
+    let ms = this.heldForMs;
+    for (let i = 0; i < this.rules.probationPeriods; i++) if (this.periodTainted[i] === FAULT && this.learnable(i)) ms += this.rules.periodMs;
+    return ms;
+  }
+
+  /** Whether the newest ended period with traffic saw the fault. */
+  private faultStillSeen(): boolean {
+    let newest = -1;
+    for (let i = 0; i < this.rules.probationPeriods; i++) {
+      if (i !== this.current && this.learnable(i) && (newest < 0 || this.periodStart[i]! > this.periodStart[newest]!)) newest = i;
+    }
+    return newest >= 0 && this.periodTainted[newest] === FAULT;
+  }
+
+  /** The error rate of what acceptance would make normal: the held evidence and the waiting fault periods. */
+  private heldErrorRate(): number {
+    let count = this.held[COUNT]!;
+    let errors = this.held[ERRORS]!;
+    for (let i = 0; i < this.rules.probationPeriods; i++) {
+      if (this.periodTainted[i] !== FAULT || !this.learnable(i)) continue;
+      count += this.periodSums[i * 4]!;
+      errors += this.periodSums[i * 4 + 1]!;
+    }
+    return count > 0 ? errors / count : 0;
   }
 
   /** The period in `slot` has waited its probation: learned, held, or (in the cold-start window) dropped; the slot is cleared. */
@@ -339,6 +396,7 @@ export class LearnedNormal {
       const end = this.periodStart[slot]! + this.rules.periodMs;
       if (this.periodTainted[slot]) {
         if (Number.isNaN(this.heldSince)) this.heldSince = this.periodStart[slot]!;
+        if (this.periodTainted[slot] === FAULT) this.heldForMs += this.rules.periodMs;
         this.heldAt = this.fold(this.held, this.heldAt, slot, end);
       } else {
         this.learnedAt = this.fold(this.learned, this.learnedAt, slot, end);
@@ -346,6 +404,7 @@ export class LearnedNormal {
         // Back to normal: the deviation ended before it was accepted.
         this.held.fill(0);
         this.heldAt = this.heldSince = Number.NaN;
+        this.heldForMs = 0;
       }
     }
     this.periodCounts.fill(0, slot * HISTOGRAM_BUCKETS, (slot + 1) * HISTOGRAM_BUCKETS);
@@ -374,6 +433,7 @@ export class LearnedNormal {
     this.acceptedAt = atMs;
     this.held.fill(0);
     this.heldAt = this.heldSince = Number.NaN;
+    this.heldForMs = 0;
   }
 
   /** Whether a deviation became the new normal after `ms`: what tainted the periods before is over. */
@@ -416,6 +476,8 @@ export interface NormalRecord {
   readonly held?: readonly number[];
   readonly heldAt?: number;
   readonly heldSince?: number;
+  /** How long the held fault was seen (periods with traffic); records before it count it as 0. */
+  readonly heldForMs?: number;
   readonly acceptedAt?: number;
 }
 

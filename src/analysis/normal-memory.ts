@@ -21,6 +21,8 @@ export interface NormalMemoryOptions {
   /** The longest detection horizon: periods wait at least this long before they are learned. */
   readonly longestHorizonMs: number;
   readonly learnFromMs: number;
+  /** Held evidence failing this much is never accepted as normal. Default 0.5 (the outage error rate). */
+  readonly maxAcceptedErrorRate?: number;
   readonly maxOperations?: number;
   readonly onOverflow?: (capacity: number) => void;
 }
@@ -53,6 +55,7 @@ export class NormalMemory implements BaselineProvider {
       probationPeriods: Math.ceil(options.longestHorizonMs / periodMs) + 2,
       minSamples: options.minSamples ?? 10,
       learnFromMs: options.learnFromMs,
+      maxAcceptedErrorRate: options.maxAcceptedErrorRate ?? 0.5,
     };
     this.normals = new BoundedMap(options.maxOperations ?? 1000, () => new LearnedNormal(this.rules), options.onOverflow);
   }
@@ -91,7 +94,7 @@ export class NormalMemory implements BaselineProvider {
   /** Forgets what the operation's normal learned (an agent's reset_baseline); it learns again from its next requests. */
   reset(operation: string): boolean {
     const normal = this.normals.get(operation);
-    normal?.reset();
+    normal?.reset(this.clock.now());
     return normal !== undefined;
   }
 
@@ -132,7 +135,13 @@ export function readNormalRecord(value: unknown): NormalRecord | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const r = value as Record<string, unknown>;
   if (r.v !== NORMAL_RECORD_VERSION || !isWeights(r.learned) || !isTime(r.learnedAt) || !isTime(r.firstLearnedAt)) return undefined;
-  const held = r.held === undefined ? undefined : isWeights(r.held) && isTime(r.heldAt) && isTime(r.heldSince) ? { held: r.held, heldAt: r.heldAt, heldSince: r.heldSince } : null;
+  const heldFor = r.heldForMs === undefined ? 0 : r.heldForMs;
+  const held =
+    r.held === undefined
+      ? undefined
+      : isWeights(r.held) && isTime(r.heldAt) && isTime(r.heldSince) && isTime(heldFor)
+        ? { held: r.held, heldAt: r.heldAt, heldSince: r.heldSince, heldForMs: heldFor }
+        : null;
   if (held === null || (r.acceptedAt !== undefined && !isTime(r.acceptedAt))) return undefined;
   return { v: NORMAL_RECORD_VERSION, learned: r.learned, learnedAt: r.learnedAt, firstLearnedAt: r.firstLearnedAt, ...held, ...(r.acceptedAt !== undefined && { acceptedAt: r.acceptedAt as number }) };
 }

@@ -6,7 +6,7 @@
  * A class, not an object literal, for the reason OperationHealth gives: each health read makes
  * one per operation.
  */
-import type { ConfiguredFigures } from './baseline.js';
+import { type ConfiguredFigures, NOTHING_CONFIGURED } from './baseline.js';
 import type { NormalReference, NormalState } from './learned-normal.js';
 
 /** configured: from configuration; learned: the normal learned from traffic; learning: neither yet; unjudged: `expected-error-rate: -1`. */
@@ -35,7 +35,7 @@ export class OperationBaseline {
 
   /** `learnedFirst` (`baselines.source: rolling`): a learned figure wins over the configured one; else configuration wins. */
   constructor(configured: ConfiguredFigures, learned: NormalReference | undefined, normal: NormalState | undefined, learnedFirst = false) {
-    const figures = learnedFirst && learned ? { latencyP50Ms: undefined, latencyP99Ms: undefined, errorRate: undefined } : configured;
+    const figures = learnedFirst && learned ? NOTHING_CONFIGURED : configured;
     const p50 = figures.latencyP50Ms ?? learned?.percentile(0.5);
     const p99 = figures.latencyP99Ms ?? learned?.percentile(0.99);
     this.latencyP50Ms = p50;

@@ -130,6 +130,9 @@ export class PatternMatcher {
   private readonly reference: WindowReference = { p50Ms: undefined, slowShare: 0, meanLog: Number.NaN, sigmaLog: Number.NaN, errorRate: undefined };
   private readonly context: PatternContext;
   private readonly readContext: PatternContext;
+  /** Per verdict, the shortest and longest horizon (buckets) that showed it at the last judging: reused, as judging runs once a second per operation. */
+  private readonly shortest = { degraded: 0, slow: 0, failing: 0, outage: 0 };
+  private readonly longest = { degraded: 0, slow: 0, failing: 0, outage: 0 };
   /** The learned normals verdicts are judged against (see `judgeAgainst`). */
   normals: NormalMemory | undefined;
 
@@ -314,8 +317,8 @@ export class PatternMatcher {
     if (normal && scratch) normal.beginReferences(scratch);
     const end = window.closedEndMs;
     // The shortest horizon that shows a verdict says how fast it was seen; the longest, when its evidence began.
-    const shortest = { degraded: 0, slow: 0, failing: 0, outage: 0 };
-    const longest = { degraded: 0, slow: 0, failing: 0, outage: 0 };
+    const { shortest, longest } = this;
+    for (const kind of VERDICTS) shortest[kind] = longest[kind] = 0;
     let z = 0;
     // What counts as slow comes from the oldest reference there is: one that includes the last
     // minute or two could already hold a slow change not yet found, and would hide it.
@@ -344,7 +347,7 @@ export class PatternMatcher {
     if (window.deviates) {
       window.deviatedAtMs = now;
       normal?.taint(Math.min(onsetOf(window.degraded), onsetOf(window.failing), onsetOf(window.outage)));
-    } else if (now - window.deviatedAtMs < this.thresholds.settleMs && !normal?.acceptedAfter(window.deviatedAtMs)) normal?.taint(window.deviatedAtMs);
+    } else if (now - window.deviatedAtMs < this.thresholds.settleMs && !normal?.acceptedAfter(window.deviatedAtMs)) normal?.taint(window.deviatedAtMs, true);
     if (wasFailing && !(window.failing.holds || window.outage.holds)) this.herd.recordRecovery(now);
   }
 

@@ -147,7 +147,7 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'patterns.cascade-dependency-count', type: integerType(1, 100), default: 2, doc: 'cascade_failure: distinct failing dependencies within the cascade window' },
   {
     path: 'patterns.window',
-    type: durationType('10m', { min: '3s' }),
+    type: durationType('10m', { min: '6s' }),
     default: '96s',
     doc: 'latency_degradation, error_rate_spike, memory_leak: the longest detection horizon; horizons double from 3 s up to it, each judged in thirds',
   },

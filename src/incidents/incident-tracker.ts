@@ -60,6 +60,11 @@ export interface Incident {
   trigger: string;
   /** When the evidence of the episode began (before its first detection), epoch ms: what causes are timed against. */
   onsetAt: number;
+  /**
+   * Since when the operation's traffic before the onset was normal, as known when the incident
+   * opened (null: it was not; undefined: not known, a record from before this was kept).
+   */
+  normalSince?: number | null;
   sloAlerts: string[];
   /** The replicas of a fleet that detected the episode (instance ids); empty outside a fleet. */
   readonly replicas: Set<string>;
@@ -190,6 +195,7 @@ function readIncident(value: unknown): Incident {
     trigger: text(f, 'trigger', 1024),
     // Records written before onsets were kept: the episode's opening.
     onsetAt: f.onsetAt === undefined ? finite(f, 'openedAt') : finite(f, 'onsetAt'),
+    ...(f.normalSince !== undefined && { normalSince: f.normalSince === null ? null : finite(f, 'normalSince') }),
     sloAlerts: list(f, 'sloAlerts', 64)
       .filter((a): a is string => typeof a === 'string')
       .map((a) => a.slice(0, MAX_ALERT_CHARS)),
@@ -240,7 +246,9 @@ export class IncidentTracker {
 
   private onDetection(detection: Detection): void {
     const trigger = detection.outage ? 'outage' : (detection.patterns[0] ?? 'anomaly');
-    const incident = this.episodeOf(detection.operation, trigger, detection.timestamp, detection.onsetMs);
+    // Only a verdict of the operation's window knows whether traffic was normal before it (a cascade, a herd or a leak says nothing of it).
+    const windowVerdict = Number.isFinite(detection.latencyOnsetMs) || Number.isFinite(detection.errorsOnsetMs);
+    const incident = this.episodeOf(detection.operation, trigger, detection.timestamp, detection.onsetMs, windowVerdict);
     for (const pattern of detection.patterns) {
       if (incident.patterns.has(pattern)) continue;
       incident.patterns.add(pattern);
@@ -314,7 +322,7 @@ export class IncidentTracker {
     const definition = this.engine.sloTracker.definitions().find((d) => d.name === alert.sloName);
     if (!definition) return;
     const now = this.engine.clock.now();
-    const incident = this.episodeOf(definition.operationName, `slo:${alert.sloName}`, now, now);
+    const incident = this.episodeOf(definition.operationName, `slo:${alert.sloName}`, now, now, false);
     if (!incident.sloAlerts.includes(alert.sloName)) incident.sloAlerts.push(alert.sloName);
     incident.lastDetectionAt = now;
     incident.peakSeverity = this.raised(incident);
@@ -327,9 +335,9 @@ export class IncidentTracker {
   }
 
   /** The open incident of the operation's current episode: a new one after a quiet gap or a stretch of normal traffic. */
-  private episodeOf(operation: string, trigger: string, now: number, onsetAt: number): Incident {
+  private episodeOf(operation: string, trigger: string, now: number, onsetAt: number, windowVerdict: boolean): Incident {
     const existing = this.open.get(operation);
-    if (existing && now - existing.lastDetectionAt < this.resolveAfterMs && !this.normalSinceLastDetection(existing, onsetAt)) {
+    if (existing && now - existing.lastDetectionAt < this.resolveAfterMs && !(windowVerdict && this.normalSinceLastDetection(existing, onsetAt))) {
       existing.onsetAt = Math.min(existing.onsetAt, onsetAt);
       return existing;
     }
@@ -347,6 +355,8 @@ export class IncidentTracker {
       lastDetectionAt: now,
       trigger,
       onsetAt: Math.min(onsetAt, now),
+      // Read now: the waiting periods that tell it are gone a couple of minutes later.
+      normalSince: this.engine.normalSince(operation, Math.min(onsetAt, now)) ?? null,
       sloAlerts: [],
       replicas: new Set(),
     };
@@ -389,6 +399,7 @@ export class IncidentTracker {
 
   /** Whether the operation's traffic was normal for NORMAL_STRETCH_MS between the incident's last detection and `atMs`. */
   private normalSinceLastDetection(incident: Incident, atMs: number): boolean {
+    if (atMs - incident.lastDetectionAt < NORMAL_STRETCH_MS) return false;
     const since = this.engine.normalSince(incident.operation, atMs);
     return since !== undefined && atMs - Math.max(since, incident.lastDetectionAt) >= NORMAL_STRETCH_MS;
   }
@@ -399,7 +410,7 @@ export class IncidentTracker {
     const startedAt = Math.min(incident.onsetAt, incident.openedAt);
     return rankedCause(
       engine.changes,
-      { operation: incident.operation, startedAt, detectedAt: incident.openedAt, onsets: incident.patternOnsets, normalSince: engine.normalSince(incident.operation, startedAt) ?? null },
+      { operation: incident.operation, startedAt, detectedAt: incident.openedAt, onsets: incident.patternOnsets, normalSince: incident.normalSince },
       {
         windowMs: this.changeWindowMs,
         lateMs: CAUSE_DEFAULTS.lateMs,

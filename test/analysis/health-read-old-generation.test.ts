@@ -35,6 +35,8 @@ function oldGenerationPerRead(mode: Mode): number {
     const oldSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_used_size;
     let shown = 0;
     const read = () => {
+      // A second between reads, as an agent polls: learned baselines and cold starts are read afresh.
+      now += 1000;
       if (${mode === 'busy'}) for (const name of names) engine.observe(name, 5 + Math.random() * 30, Math.random() < 0.05);
       for (const op of [...engine.healthSummary().operations].sort((a, b) => b.p99 - a.p99)) shown += (op.operation + ' ' + op.p50.toFixed(1) + ' ' + op.errorRate).length;
     };
@@ -59,8 +61,9 @@ function oldGenerationPerRead(mode: Mode): number {
   return perRead;
 }
 
-it('leaves nothing of an idle read and under 8 KB of a busy one in the old generation', () => {
+it('leaves nothing of an idle read and under 16 KB of a busy one in the old generation, a second between reads', () => {
   expect(oldGenerationPerRead('idle')).toBeLessThan(1024);
-  // A busy read keeps each operation's new summary until the next one: promoted when it outlives two young collections.
-  expect(oldGenerationPerRead('busy')).toBeLessThan(8 * 1024);
+  // A busy read keeps each operation's new summary until the next one: promoted when it outlives two young collections
+  // (about 17 bytes an operation); a record pretenured per operation and second would be 80 KB and more.
+  expect(oldGenerationPerRead('busy')).toBeLessThan(16 * 1024);
 }, 120_000);

@@ -61,6 +61,43 @@ describe('the learned normal', () => {
     expect(accepted.baseline!.frozenSince).toBeUndefined();
   });
 
+  it('counts only time the fault was seen: a fault, no traffic for hours, then healthy traffic keeps the normal', () => {
+    const { clock, drive, health } = setup();
+    drive(30 + 1800, 10, 2, 0.01);
+    drive(600, 10, 2, 0.6);
+    clock.advance(3 * HOUR); // traffic stops during the fault
+    drive(120, 10, 2, 0.01);
+    expect(health().baseline!.errorRate).toBeLessThan(0.05);
+  });
+
+  it('never accepts an outage as normal: three hours of most requests failing is still an outage', () => {
+    const { engine, drive, health } = setup();
+    drive(30 + 600, 10, 2, 0.005);
+    drive(3 * 3600, 10, 2, 0.97);
+    expect(engine.deviationNow(OP)?.outage).toBe(true);
+    expect(health().baseline!.errorRate).toBeLessThan(0.05);
+    expect(engine.healthSummary().status).toBe('CRITICAL');
+  });
+
+  it('a fault that ends just before accept-after is not accepted by its settling', () => {
+    const { drive, health } = setup({ acceptAfterMs: 30 * 60_000 });
+    drive(30 + 600, 10, 2);
+    drive(29 * 60, 10, 20);
+    drive(600, 10, 2);
+    expect(health().baseline!.latencyP50Ms).toBeLessThan(2.5);
+    expect(health().deviation).toBeUndefined();
+  });
+
+  it('keeps its figures through 8,000 requests a second and a latency that is not a number', () => {
+    const { engine, drive, health } = setup();
+    drive(30 + 60, 8000, 2);
+    engine.observe(OP, Number.NaN, false);
+    drive(60, 10, 2);
+    const baseline = health().baseline!;
+    expect(baseline.latencyP99Ms).toBeLessThan(10);
+    expect(Number.isFinite(engine.normals.referenceOf(engine.normals.normalOf(OP))!.sigmaLog)).toBe(true);
+  }, 30_000);
+
   it('a reset makes the current level normal at once', () => {
     const { engine, drive, health } = setup();
     drive(30 + 600, 10, 2);

@@ -213,6 +213,8 @@ describe('thundering herd', () => {
     expect(seen[0]! - floodStart).toBeLessThan(6_000);
     expect(seen.at(-1)! - floodStart).toBeGreaterThan(85_000);
     const floodEnd = h.clock.now();
+    // While it lasts, health says so (a herd has no onset of a window verdict).
+    expect(h.engine.healthSummary().operations[0]!.elevatedReasons).toContain('thundering_herd');
     traffic(h, { seconds: 20, rate: 2, medianMs: 20, seed: 9 });
     expect(seen.filter((at) => at > floodEnd + 5_000)).toEqual([]);
   });

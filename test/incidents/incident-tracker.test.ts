@@ -120,6 +120,29 @@ describe('IncidentTracker', () => {
     expect(first.status).toBe('resolved');
   });
 
+  it('cascade detections minutes apart stay one incident: only a window verdict knows whether traffic between was normal', () => {
+    const { h, incidents } = setup();
+    for (let round = 0; round < 4; round++) {
+      h.call('payments', 5, true);
+      h.call('inventory', 5, true);
+      h.request('/a', 20, true);
+      traffic(h, '/a', { perSecond: 2, seconds: 89 });
+    }
+    expect(incidents.openIncidents()).toHaveLength(1);
+    expect([...incidents.openIncident('GET /a')!.patterns]).toEqual(['cascade_failure']);
+  });
+
+  it('a change followed by minutes of normal traffic is no cause, read at once or minutes later', () => {
+    const { h, incidents } = setup();
+    h.engine.changes.record('config_change', 'feature flag new-pricing on');
+    good(h, 600);
+    spike(h);
+    const incident = incidents.openIncident('GET /a')!;
+    expect(incidents.probableCause(incident)).toBeUndefined();
+    h.clock.advance(3 * 60_000);
+    expect(incidents.probableCause(incident)).toBeUndefined();
+  });
+
   it('an outage is a CRITICAL incident whatever the tier, opened by the outage', () => {
     const { h, incidents } = setup('internal');
     traffic(h, '/a', { perSecond: 20, seconds: 5, errorRate: 1 });

@@ -6,9 +6,9 @@
  * beyond chance, and so does every third. "Beyond chance" is a Chernoff bound on the binomial
  * tail: n x KL(observed share || normal share) >= `minSurprise` (natural log units; the default
  * 21 is a chance below 1e-9 per judging), valid at any count, so ten requests need a far larger
- * deviation than ten thousand. A stall shared by the requests in flight (a GC
- * pause, an event-loop block) ends in one or two buckets, so it never makes every third of any
- * horizon deviate; a lasting change does, first at the shortest horizon its size and the traffic
+ * deviation than ten thousand. A stall shared by the requests in flight (a GC pause, an
+ * event-loop block, up to about 1.5 s) ends in one or two buckets, so it never makes every third
+ * of any horizon deviate; a lasting change does, first at the shortest horizon its size and the traffic
  * allow: a 5x slowdown at 50 req/s in 3 s, a 2x one at 1 req/s in a minute or two.
  *
  * - latency (degraded): in every third, at least half the requests are slower than
@@ -22,7 +22,7 @@
  *   of 6 s or more: a burst of failures shorter than two seconds (a dependency's blip) never
  *   touches all three thirds.
  * - outage: at least `outageErrorRate` of the requests fail in every third, beyond chance against
- *   the normal rate (floored), with or without a normal to compare with.
+ *   the floor alone, with or without a normal and whatever it learned.
  *
  * Per span: a comparison, four additions. Judging (once per closed bucket) walks the ring once.
  */
@@ -101,7 +101,7 @@ export class OperationWindow {
   readonly outage = new Verdict();
   /** The current deviation from normal on the spec's scale (min(1, |z| / 4)), over the verdict's horizon; 0 without a verdict. */
   score = 0;
-  /** Since when the newest buckets have been mostly slow, or failing above normal, without a verdict yet; NaN when not. */
+  /** Since when the newest buckets (at least min-samples requests) have been mostly slow, or failing above normal, without a verdict yet; NaN when not. */
   latencyFormingSinceMs = Number.NaN;
   errorsFormingSinceMs = Number.NaN;
   /** When a deviating verdict last held, epoch ms. */
@@ -135,7 +135,8 @@ export class OperationWindow {
     const data = this.data;
     const at = this.current * STRIDE;
     data[at + COUNT]!++;
-    data[at + LOG_SUM] += log;
+    // A latency that is not a number counts as a request, never in a sum it would spoil for the bucket's life.
+    if (!Number.isNaN(log)) data[at + LOG_SUM] += log;
     if (isError) data[at + ERRORS]!++;
     if (latencyMs > this.slowAboveMs) data[at + SLOW]!++;
     return closed;
@@ -179,8 +180,8 @@ export class OperationWindow {
     found.z = 0;
     const sums = cumulative;
     const third = buckets / 3;
-    const total = (f: number) => sums[buckets * STRIDE + f]!;
-    const n = total(COUNT);
+    const last = buckets * STRIDE;
+    const n = sums[last + COUNT]!;
     if (n < this.rules.minSamples) return found;
     let everyThirdSlow = true;
     let everyThirdTypical = true;
@@ -199,21 +200,21 @@ export class OperationWindow {
         if (!(typical >= t.slowFactor * reference.p50Ms && typical - reference.p50Ms >= t.minLatencyDeviationMs)) everyThirdTypical = false;
       }
       if (base === undefined || errors - base <= t.errorRateExcess / 2) everyThirdFailing = false;
-      if (errors < t.outageErrorRate || (base !== undefined && errors - base <= t.errorRateExcess)) everyThirdOut = false;
+      if (errors < t.outageErrorRate) everyThirdOut = false;
     }
     if (!cold && reference.p50Ms !== undefined) {
-      const share = total(SLOW) / n;
+      const share = sums[last + SLOW]! / n;
       const normalShare = Math.min(0.5, Math.max(0.01, reference.slowShare));
       found.degraded = everyThirdSlow && share >= 0.5 && surprise(n, share, normalShare) >= t.minSurprise;
       found.slow = everyThirdTypical;
-      if (found.degraded && Number.isFinite(reference.meanLog)) found.z = Math.abs(total(LOG_SUM) / n - reference.meanLog) / reference.sigmaLog;
+      if (found.degraded && Number.isFinite(reference.meanLog)) found.z = Math.abs(sums[last + LOG_SUM]! / n - reference.meanLog) / reference.sigmaLog;
     }
-    const rate = total(ERRORS) / n;
+    const rate = sums[last + ERRORS]! / n;
     const floor = Math.max(t.errorRateFloor, base ?? 0);
-    const beyondChance = surprise(n, rate, floor) >= t.minSurprise;
-    found.outage = everyThirdOut && beyondChance;
+    // An outage is judged against the floor alone: a learned rate cannot make most requests failing normal.
+    found.outage = everyThirdOut && surprise(n, rate, t.errorRateFloor) >= t.minSurprise;
     if (base !== undefined) {
-      found.failing = buckets >= ERROR_MIN_BUCKETS && everyThirdFailing && rate - base > t.errorRateExcess && beyondChance;
+      found.failing = buckets >= ERROR_MIN_BUCKETS && everyThirdFailing && rate - base > t.errorRateExcess && surprise(n, rate, floor) >= t.minSurprise;
       if (found.failing || found.outage) found.z = Math.max(found.z, (rate - base) / Math.sqrt(floor * (1 - floor)));
     } else if (found.outage) found.z = Math.max(found.z, 4);
     return found;
@@ -225,23 +226,30 @@ export class OperationWindow {
    */
   updateForming(errorsAbove: number): void {
     const data = this.data;
-    const { bucketMs } = this.rules;
+    const { bucketMs, minSamples } = this.rules;
     let slowSince = Number.NaN;
     let failingSince = Number.NaN;
     let slowRun = true;
     let failingRun = true;
+    let slowRequests = 0;
+    let failingRequests = 0;
     for (let k = 1; k < this.slots && (slowRun || failingRun); k++) {
       const slot = (this.current - k + this.slots) % this.slots;
       const count = data[slot * STRIDE + COUNT]!;
       if (count === 0) continue;
       const startMs = this.closedEndMs - k * bucketMs;
-      if (slowRun && data[slot * STRIDE + SLOW]! / count >= 0.5) slowSince = startMs;
-      else slowRun = false;
-      if (failingRun && data[slot * STRIDE + ERRORS]! / count > errorsAbove) failingSince = startMs;
-      else failingRun = false;
+      if (slowRun && data[slot * STRIDE + SLOW]! / count >= 0.5) {
+        slowSince = startMs;
+        slowRequests += count;
+      } else slowRun = false;
+      if (failingRun && data[slot * STRIDE + ERRORS]! / count > errorsAbove) {
+        failingSince = startMs;
+        failingRequests += count;
+      } else failingRun = false;
     }
-    this.latencyFormingSinceMs = slowSince;
-    this.errorsFormingSinceMs = failingSince;
+    // Evidence of a few requests is chance (one slow request of a quiet operation): forming needs as many as a verdict.
+    this.latencyFormingSinceMs = slowRequests >= minSamples ? slowSince : Number.NaN;
+    this.errorsFormingSinceMs = failingRequests >= minSamples ? failingSince : Number.NaN;
   }
 }
 

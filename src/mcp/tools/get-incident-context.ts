@@ -185,7 +185,8 @@ function withGuardrailTrips(text: string, trips: readonly GuardrailTrip[], chars
 function patternText(line: PatternLine, nowMs: number): string {
   const since = line.sinceMs === undefined ? '' : isoTime(line.sinceMs).slice(11);
   if (line.state === 'forming') return `${line.pattern} forming, ${durationText(Math.max(0, nowMs - (line.sinceMs ?? nowMs)))} of evidence`;
-  return `${line.pattern} (${line.state === 'now' ? `since ${since}` : 'earlier in the episode'}: ${PATTERN_DESCRIPTIONS[line.pattern]})`;
+  const when = line.state === 'now' ? (since ? `since ${since}` : 'now') : 'earlier in the episode';
+  return `${line.pattern} (${when}: ${PATTERN_DESCRIPTIONS[line.pattern]})`;
 }
 
 /** One WHAT CHANGED line: `<time> <kind>: <description>`, flagged as the probable cause or as an action taken. */
