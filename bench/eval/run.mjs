@@ -1,4 +1,4 @@
-// `npm run eval` (about 36 minutes for all 18 scenarios): the analysis judged on a real service with
+// `npm run eval` (about 31 minutes for all 17 scenarios): the analysis judged on a real service with
 // real traffic. Each scenario starts bench/eval/app.mjs fresh under the preload, on a state store
 // of its own (a temporary directory, removed afterwards; the restart scenario's two runs share
 // one), drives it over HTTP (open-loop or closed-loop), injects one fault (or none) and asks the
@@ -175,14 +175,36 @@ function stamp(t) {
 
 /** Keeps the worst status, the longest not-HEALTHY stretch and the incidents seen. */
 function newSeen() {
-  return { worstStatus: 'HEALTHY', worstSeverity: undefined, unhealthySince: undefined, longestUnhealthyMs: 0, incidents: new Map(), unwanted: [], storeNote: undefined };
+  return {
+    status: 'HEALTHY',
+    worstStatus: 'HEALTHY',
+    worstSeverity: undefined,
+    unhealthySince: undefined,
+    unhealthyReasons: new Set(),
+    longestUnhealthyMs: 0,
+    longestUnhealthyReasons: [],
+    incidents: new Map(),
+    unwanted: [],
+    storeNote: undefined,
+  };
 }
 
 function track(seen, sample, phase, t, quiet) {
   if (STATUS_RANK[sample.status] > STATUS_RANK[seen.worstStatus]) seen.worstStatus = sample.status;
+  if (sample.status !== seen.status) {
+    console.log(`  ${stamp(t)} status  ${seen.status} -> ${sample.status}${sample.reasons.length ? `: ${sample.reasons.join('; ').slice(0, 300)}` : ''}`);
+    seen.status = sample.status;
+  }
   if (sample.status !== 'HEALTHY') {
-    seen.unhealthySince ??= sample.at;
-    seen.longestUnhealthyMs = Math.max(seen.longestUnhealthyMs, sample.at - seen.unhealthySince);
+    if (seen.unhealthySince === undefined) {
+      seen.unhealthySince = sample.at;
+      seen.unhealthyReasons = new Set();
+    }
+    for (const reason of sample.reasons) seen.unhealthyReasons.add(reason);
+    if (sample.at - seen.unhealthySince >= seen.longestUnhealthyMs) {
+      seen.longestUnhealthyMs = sample.at - seen.unhealthySince;
+      seen.longestUnhealthyReasons = [...seen.unhealthyReasons];
+    }
   } else seen.unhealthySince = undefined;
   if (sample.store && sample.store !== seen.storeNote) {
     seen.storeNote = sample.store;
@@ -236,13 +258,17 @@ function trafficText(phases) {
     .join(' | ');
 }
 
-/** Where the load was not what the scenario says: the generator behind its schedule, or the app not keeping up before any fault. */
+/**
+ * Where the load was not what the scenario says: the generator behind its schedule for over 5 % of
+ * its requests (a few late ones are the shared machine's noise; every count is printed), or the
+ * app not keeping up before any fault.
+ */
 function loadProblems(scenario, runs) {
   const problems = [];
   for (const { label, phases } of runs)
     for (const p of phases.map(phaseSummary)) {
       if (p.sent === 0) continue;
-      if (p.late > Math.max(10, 0.01 * p.sent)) problems.push(`${label}${p.name}: ${p.late} of ${p.sent} requests sent over ${LATE_MS} ms late (generator behind)`);
+      if (p.late > Math.max(10, 0.05 * p.sent)) problems.push(`${label}${p.name}: ${p.late} of ${p.sent} requests sent over ${LATE_MS} ms late (generator behind)`);
       const normal = p.name === 'before' && !scenario.env?.COLD_START_MS && !scenario.env?.LATENCY_FACTOR && p.seconds >= 20;
       if (normal && p.unanswered > Math.max(5, 0.005 * p.sent)) problems.push(`${label}${p.name}: ${p.unanswered} of ${p.sent} requests never answered`);
       if (normal && p.p99 > 250) problems.push(`${label}${p.name}: client p99 ${msText(p.p99)} under normal load (app not keeping up)`);
@@ -366,7 +392,9 @@ function verdict(result) {
   if (!scenario.expect) {
     if (seen.worstSeverity === 'HIGH' || seen.worstSeverity === 'CRITICAL') unwanted.push(`a ${seen.worstSeverity} incident`);
     if (scenario.quiet && seen.longestUnhealthyMs > scenario.quiet.maxDegradedSeconds * 1000)
-      unwanted.push(`not HEALTHY for ${seconds(seen.longestUnhealthyMs)} in a row (at most ${scenario.quiet.maxDegradedSeconds} s)`);
+      unwanted.push(
+        `not HEALTHY for ${seconds(seen.longestUnhealthyMs)} in a row, at most ${scenario.quiet.maxDegradedSeconds} s (${seen.longestUnhealthyReasons.join('; ') || 'no reason given'})`,
+      );
   }
   const load = loadProblems(scenario, result.runs);
   const named = !scenario.expect || Boolean(detected);
