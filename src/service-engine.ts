@@ -114,6 +114,7 @@ export class Engine extends AnalysisEngine {
         herdRateMultiplier: config.get('patterns.herd-rate-multiplier'),
         herdMinRequests: config.get('patterns.herd-min-requests'),
         coldStartWindowMs: config.get('patterns.cold-start-window'),
+        warmUpMs: config.get('patterns.warm-up'),
         coldStartFactor: config.get('patterns.cold-start-factor'),
         coldStartLatencyMs: config.get('patterns.cold-start-latency'),
       },

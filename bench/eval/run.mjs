@@ -392,9 +392,7 @@ function verdict(result) {
   if (!scenario.expect) {
     if (seen.worstSeverity === 'HIGH' || seen.worstSeverity === 'CRITICAL') unwanted.push(`a ${seen.worstSeverity} incident`);
     if (scenario.quiet && seen.longestUnhealthyMs > scenario.quiet.maxDegradedSeconds * 1000)
-      unwanted.push(
-        `not HEALTHY for ${seconds(seen.longestUnhealthyMs)} in a row, at most ${scenario.quiet.maxDegradedSeconds} s (${seen.longestUnhealthyReasons.join('; ') || 'no reason given'})`,
-      );
+      unwanted.push(`not HEALTHY for ${seconds(seen.longestUnhealthyMs)} in a row, at most ${scenario.quiet.maxDegradedSeconds} s (${seen.longestUnhealthyReasons.join('; ') || 'no reason given'})`);
   }
   const load = loadProblems(scenario, result.runs);
   const named = !scenario.expect || Boolean(detected);

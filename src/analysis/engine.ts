@@ -210,7 +210,7 @@ export class Engine {
       this.normals = options.normals ?? this.patternMatcher.normals ?? normalsFor(this.patternMatcher);
       this.patternMatcher.judgeAgainst(this.normals);
     } else {
-      this.normals = options.normals ?? normalsFor({ longestHorizonMs: DEFAULT_PATTERN_THRESHOLDS.windowMs, learnFromMs: processStartMs + DEFAULT_PATTERN_THRESHOLDS.coldStartWindowMs });
+      this.normals = options.normals ?? normalsFor({ longestHorizonMs: DEFAULT_PATTERN_THRESHOLDS.windowMs, learnFromMs: processStartMs + DEFAULT_PATTERN_THRESHOLDS.warmUpMs });
       this.patternMatcher = new PatternMatcher(undefined, undefined, undefined, {
         clock: this.clock,
         configuredOf: this.configuredOf,

@@ -59,6 +59,8 @@ export interface PatternThresholds {
   readonly herdRateMultiplier: number;
   readonly herdMinRequests: number;
   readonly coldStartWindowMs: number;
+  /** A fresh process's first seconds (at most the cold-start window): never learned, no latency verdict. */
+  readonly warmUpMs: number;
   readonly coldStartFactor: number;
   readonly coldStartLatencyMs: number;
 }
@@ -82,6 +84,7 @@ export const DEFAULT_PATTERN_THRESHOLDS: PatternThresholds = {
   herdRateMultiplier: 3,
   herdMinRequests: 20,
   coldStartWindowMs: 30_000,
+  warmUpMs: 10_000,
   coldStartFactor: 3,
   coldStartLatencyMs: 500,
 };
@@ -126,6 +129,7 @@ export class PatternMatcher {
   private readonly clock: Clock;
   private readonly operations: BoundedMap<string, OperationWindow>;
   private readonly horizons: readonly number[];
+  private readonly processStartMs: number;
   private readonly windowThresholds: WindowThresholds;
   private readonly reference: WindowReference = { p50Ms: undefined, slowShare: 0, meanLog: Number.NaN, sigmaLog: Number.NaN, errorRate: undefined };
   private readonly context: PatternContext;
@@ -144,7 +148,7 @@ export class PatternMatcher {
   ) {
     const t = (this.thresholds = { ...DEFAULT_PATTERN_THRESHOLDS, ...options.thresholds });
     this.clock = options.clock ?? systemClock;
-    const processStartMs = options.processStartMs ?? this.clock.now();
+    const processStartMs = (this.processStartMs = options.processStartMs ?? this.clock.now());
     this.horizons = horizonsUpTo(t.windowMs);
     const rules: WindowRules = { bucketMs: BUCKET_MS, horizons: this.horizons, minSamples: t.minWindowSamples };
     this.windowThresholds = {
@@ -185,9 +189,9 @@ export class PatternMatcher {
     this.normals = normals;
   }
 
-  /** When the process's cold-start window ends: traffic before it is never learned as normal. */
+  /** When the process's warm-up ends: traffic before it is never learned as normal, and makes no latency verdict. */
   get learnFromMs(): number {
-    return this.coldStart.endsAtMs;
+    return this.processStartMs + Math.min(this.thresholds.warmUpMs, this.thresholds.coldStartWindowMs);
   }
 
   /** The longest detection horizon (ms): the learned normal keeps periods out of its memory at least this long. */
@@ -311,7 +315,7 @@ export class PatternMatcher {
   private judge(window: OperationWindow, normal: LearnedNormal | undefined, operation: string, snapshot: BaselineSnapshot | undefined, now: number): void {
     const configured = this.options.configuredOf?.(operation) ?? NOTHING_CONFIGURED;
     const scratch = this.normals?.scratch;
-    const cold = this.coldStart.isCold(now);
+    const cold = now < this.learnFromMs;
     const wasFailing = window.failing.holds || window.outage.holds;
     window.prepare();
     if (normal && scratch) normal.beginReferences(scratch);

@@ -181,7 +181,13 @@ export const SCHEMA: readonly KeySpec[] = [
     path: 'patterns.cold-start-window',
     type: durationType('60m'),
     default: '30s',
-    doc: 'cold_start: how long a process counts as fresh; its slowness then is a cold start, not a latency_degradation',
+    doc: 'cold_start: how long a process counts as fresh; its slowness then is a cold start, and no operation is ELEVATED by its latency figures',
+  },
+  {
+    path: 'patterns.warm-up',
+    type: durationType('60m'),
+    default: '10s',
+    doc: "A fresh process's first seconds (at most the cold-start window): their traffic is never learned as normal and makes no latency_degradation",
   },
   {
     path: 'patterns.cold-start-factor',

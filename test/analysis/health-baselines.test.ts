@@ -61,12 +61,18 @@ describe('baselines figure by figure', () => {
 
   it('an operation with neither a configured nor a learned baseline is learning, never ELEVATED, until its normal forms', () => {
     const { engine, clock } = engineFrom('');
-    for (let i = 0; i < 30; i++) {
+    // The warm-up (patterns.warm-up, 10 s) is not learned; then a normal forms once a 10 s period of it has ended.
+    for (let i = 0; i < 10; i++) {
       engine.observe('GET /new', 900, false);
       clock.advance(1000);
     }
     expect(engine.health.getOperationHealth('GET /new')).toMatchObject({ baselineState: 'learning', samples: 0, elevated: false });
     expect(engine.health.getOperationHealth('GET /new')!.baseline!.describe('learning')).toBe('learning (0 samples)');
+    for (let i = 0; i < 5; i++) {
+      engine.observe('GET /new', 900, false);
+      clock.advance(1000);
+    }
+    expect(engine.health.getOperationHealth('GET /new')).toMatchObject({ baselineState: 'learning', samples: 5 });
     for (let i = 0; i < 12; i++) {
       engine.observe('GET /new', 900, false);
       clock.advance(1000);

@@ -150,8 +150,8 @@ describe('the learned normal', () => {
       next.clock.advance(100);
     }
     expect(detections.length).toBeGreaterThan(0);
-    expect(detections[0]! - start, 'not in the warm-up: cold starts are not faults').toBeGreaterThanOrEqual(30_000);
-    expect(detections[0]! - start).toBeLessThanOrEqual(35_000);
+    expect(detections[0]! - start, 'not in the warm-up (patterns.warm-up, 10 s)').toBeGreaterThanOrEqual(10_000);
+    expect(detections[0]! - start).toBeLessThanOrEqual(15_000);
     expect(restarted.health.getOperationHealth(OP)!.baseline!.latencyP50Ms).toBeLessThan(2.5);
   });
 
