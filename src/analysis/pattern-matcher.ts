@@ -316,7 +316,6 @@ export class PatternMatcher {
     const configured = this.options.configuredOf?.(operation) ?? NOTHING_CONFIGURED;
     const scratch = this.normals?.scratch;
     const cold = now < this.learnFromMs;
-    const wasFailing = window.failing.holds || window.outage.holds;
     window.prepare();
     if (normal && scratch) normal.beginReferences(scratch);
     const end = window.closedEndMs;
@@ -352,7 +351,15 @@ export class PatternMatcher {
       window.deviatedAtMs = now;
       normal?.taint(Math.min(onsetOf(window.degraded), onsetOf(window.failing), onsetOf(window.outage)));
     } else if (now - window.deviatedAtMs < this.thresholds.settleMs && !normal?.acceptedAfter(window.deviatedAtMs)) normal?.taint(window.deviatedAtMs, true);
-    if (wasFailing && !(window.failing.holds || window.outage.holds)) this.herd.recordRecovery(now);
+    // The end of an error spike is a recovery as soon as its newest seconds are clean, not once the
+    // longest horizon is: a herd that follows it is compared with the rate from before the spike.
+    const failingNow = window.recentErrorRate(RECOVERY_BUCKETS) > (reference.errorRate ?? 0) + this.errorRateSpikeThreshold / 2;
+    if (!(window.failing.holds || window.outage.holds)) window.recovering = false;
+    else if (failingNow) window.recovering = true;
+    else if (window.recovering) {
+      window.recovering = false;
+      this.herd.recordRecovery(now);
+    }
   }
 
   /** The reference of one horizon: each figure configured where set, else learned (or, without normals, the rolling snapshot). */
@@ -385,3 +392,5 @@ const P99_Z = 2.326;
 const onsetOf = (verdict: Verdict): number => (verdict.holds ? verdict.onsetMs : Number.POSITIVE_INFINITY);
 
 const VERDICTS = ['degraded', 'slow', 'failing', 'outage'] as const;
+/** The newest seconds whose errors tell that an error spike is over. */
+const RECOVERY_BUCKETS = 3;

@@ -220,6 +220,19 @@ describe('thundering herd', () => {
   });
 });
 
+describe('thundering herd after an error spike', () => {
+  it('is named from the start of a flood that begins as an outage ends, against the rate from before', () => {
+    const h = warm();
+    traffic(h, { seconds: 40, rate: 10, medianMs: 20, errorRate: 1, seed: 10 });
+    const seen: number[] = [];
+    h.engine.onDetection((d) => d.patterns.includes('thundering_herd') && seen.push(h.clock.now()));
+    const floodStart = h.clock.now();
+    traffic(h, { seconds: 30, rate: 60, medianMs: 20, seed: 11 });
+    expect(seen[0]! - floodStart).toBeLessThan(8_000);
+    expect(seen.at(-1)! - floodStart).toBeGreaterThan(25_000);
+  });
+});
+
 describe('cold start', () => {
   it('is reported with how slow and for how long, against the static p99', () => {
     const h = engineHarness({ staticBaselines: new Map([[`GET ${ROUTE}`, { latencyP50Ms: 8, latencyP99Ms: 15, errorRate: 0 }]]) });

@@ -106,6 +106,8 @@ export class OperationWindow {
   errorsFormingSinceMs = Number.NaN;
   /** When a deviating verdict last held, epoch ms. */
   deviatedAtMs = Number.NEGATIVE_INFINITY;
+  /** An error verdict holds while the newest seconds still fail: its end, when they no longer do, is a recovery. */
+  recovering = false;
   /** Cold-start record (first requests of a fresh process), while it matters. */
   coldStart: ColdStartRecord | undefined;
 
@@ -167,6 +169,13 @@ export class OperationWindow {
       const slot = (this.current - k + this.slots) % this.slots;
       for (let f = 0; f < STRIDE; f++) sums[k * STRIDE + f] = sums[(k - 1) * STRIDE + f]! + data[slot * STRIDE + f]!;
     }
+  }
+
+  /** The error rate of the newest `buckets` closed buckets (after `prepare`); 0 without requests. */
+  recentErrorRate(buckets: number): number {
+    const at = Math.min(buckets, this.slots - 1) * STRIDE;
+    const count = cumulative[at + COUNT]!;
+    return count > 0 ? cumulative[at + ERRORS]! / count : 0;
   }
 
   /**

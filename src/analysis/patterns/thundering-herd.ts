@@ -2,8 +2,9 @@
  * thundering_herd: a request spike right after a recovery. Within `windowMs` after a recovery
  * (a dependency back to healthy, or an operation's error spike ending), the last `recentMs`
  * carry at least `rateMultiplier` x the usual count per `recentMs`, and at least `minRequests`.
- * The usual rate is the one of the minute before the recovery, so a flood is named for as long as
- * it lasts (past `windowMs` too), not only until its own requests raise the average. The request
+ * The usual rate is the median second of the minute before the recovery, so a flood is named for
+ * as long as it lasts (past `windowMs` too), not only until its own requests raise the average,
+ * and a recovery noticed after its flood began still finds the rate from before it. The request
  * rate is a service-wide ring of one-second buckets, advanced by the clock; it is read only while
  * a recovery is recent or a herd goes on.
  */
@@ -34,10 +35,18 @@ export class RequestRate {
     return this.ring.sum(nowMs, 0, seconds);
   }
 
-  /** Requests per second over the minute observed up to `nowMs`; Infinity before a whole second was. */
+  /** Requests in the median whole second of the minute observed up to `nowMs`; Infinity before a whole second was. */
   perSecond(nowMs: number): number {
-    const observed = Math.min(RATE_SECONDS, Math.floor(nowMs / 1000) - this.firstSecond);
-    return observed > 0 ? this.ring.total(nowMs) / observed : Number.POSITIVE_INFINITY;
+    const observed = Math.min(RATE_SECONDS - 1, Math.floor(nowMs / 1000) - this.firstSecond);
+    if (!(observed > 0)) return Number.POSITIVE_INFINITY;
+    // The median of the whole seconds observed, not the mean: a recovery is often noticed after its
+    // flood began (an error spike's verdict ends a few seconds late), and the flood must not count as usual.
+    const counts = this.ring
+      .buckets(nowMs, observed + 1)
+      .slice(0, -1)
+      .map((b) => this.ring.get(b.slot))
+      .sort((a, b) => a - b);
+    return counts[counts.length >> 1]!;
   }
 }
 
@@ -45,7 +54,7 @@ export class ThunderingHerdDetector implements PatternDetector {
   readonly pattern = 'thundering_herd' as const;
   readonly rate = new RequestRate();
   private lastRecoveryAt = Number.NEGATIVE_INFINITY;
-  /** Requests per second in the minute before the last recovery. */
+  /** Requests per second in the minute before the last recovery (its median second). */
   private usualPerSecond = Number.POSITIVE_INFINITY;
   /** Whether the herd held at the last request: it goes on past the window while it lasts. */
   private flooding = false;
