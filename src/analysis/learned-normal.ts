@@ -229,10 +229,10 @@ export class LearnedNormal {
   }
 
   /**
-   * Since when the operation's traffic right before `atMs` was normal (periods with requests and no
-   * fault, warm-up included), back to the last fault this process saw; undefined when the period
-   * just before was faulty or there was no traffic. Incidents read it to tell a fault that began
-   * with a change from one that came after a stretch of normal traffic.
+   * Since when the operation's traffic right before `atMs` was normal (periods with requests, no
+   * fault, past the warm-up), back to the last fault this process saw; undefined when the period
+   * just before was faulty or in the warm-up, or there was no traffic. Incidents read it to tell a
+   * fault that began with a change from one that came after a stretch of normal traffic.
    */
   normalSince(atMs: number): number | undefined {
     const { periodMs, probationPeriods } = this.rules;
@@ -245,7 +245,7 @@ export class LearnedNormal {
         if (end <= before && this.periodSums[i * 4]! > 0 && (slot < 0 || this.periodStart[i]! > this.periodStart[slot]!)) slot = i;
       }
       if (slot < 0) break;
-      if (this.periodTainted[slot]) return since;
+      if (this.periodTainted[slot] || !this.learnable(slot)) return since;
       since = this.periodStart[slot]!;
       before = since;
     }
@@ -388,7 +388,7 @@ export class LearnedNormal {
 
   /** The period in `slot` has waited its probation: learned, held, or (in the cold-start window) dropped; the slot is cleared. */
   private expire(slot: number): void {
-    if (this.periodSums[slot * 4]! > 0) {
+    if (this.learnable(slot)) {
       if (this.periodTainted[slot]) this.normalRunSince = Number.NaN;
       else if (Number.isNaN(this.normalRunSince)) this.normalRunSince = this.periodStart[slot]!;
     }

@@ -18,8 +18,9 @@
  * 3. unrelated: a change naming another operation, or a dependency the service does not call.
  *
  * A change is the cause only when the fault began with it or soon after it: one after which the
- * operation's traffic was normal for NORMAL_STRETCH_MS (60 s) before the episode began is no
- * candidate (the process's start a minute before a fault, a flag switched an hour before); the
+ * operation's traffic was normal for CLEARING_STRETCH_MS (20 s, the warm-up not counted) before
+ * the episode began is no candidate (the process's start a minute before a fault, a flag switched
+ * an hour before); the
  * reason says which (`the fault began with it`, `... soon after it, no normal traffic between`).
  *
  * A dependency or breaker whose first failure comes within CHAIN_MS (15 s) after a deployment or
@@ -45,7 +46,7 @@ export interface CauseOptions {
 export const CAUSE_DEFAULTS = { windowMs: 30 * 60_000, lateMs: 60_000 } as const;
 
 /** Normal traffic this long between a change and a fault clears the change. */
-export const NORMAL_STRETCH_MS = 60_000;
+export const CLEARING_STRETCH_MS = 20_000;
 
 /** A change this close before the fault's onset: the fault began with it. */
 const WITH_IT_MS = 10_000;
@@ -81,7 +82,7 @@ export function rankedCause(
   const detectedAt = Math.max(startedAt, episode.detectedAt ?? startedAt);
   // Normal traffic for a stretch after a change and before the fault clears the change.
   const normalAfter = (change: ChangeEntry) => (typeof normalSince === 'number' ? Math.max(0, startedAt - Math.max(change.timestamp, normalSince)) : 0);
-  const cleared = (change: ChangeEntry) => change.timestamp <= startedAt && normalAfter(change) >= NORMAL_STRETCH_MS;
+  const cleared = (change: ChangeEntry) => change.timestamp <= startedAt && normalAfter(change) >= CLEARING_STRETCH_MS;
   /** How the fault followed a change before it: with it, or soon after it (said only where the timeline is known). */
   const onsetRelation = (change: ChangeEntry, offsetMs: number): string => {
     if (offsetMs > 0) return '';

@@ -38,7 +38,7 @@ import type { Tier } from '../enums.js';
 import { fields, finite, list, oneOf, optionalText, readAll, text } from '../record-fields.js';
 import { NO_SINK, type StateSink } from '../state-sink.js';
 import { IdSequence } from './id-sequence.js';
-import { CAUSE_DEFAULTS, NORMAL_STRETCH_MS, type RankedCause, rankedCause } from './incident-cause.js';
+import { CAUSE_DEFAULTS, type RankedCause, rankedCause } from './incident-cause.js';
 
 export const INCIDENT_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
 export type IncidentSeverity = (typeof INCIDENT_SEVERITIES)[number];
@@ -102,6 +102,8 @@ export interface SeverityNow {
 }
 
 const CALM_CEILING: IncidentSeverity = 'MEDIUM';
+/** Normal traffic this long after an incident's last detection ends its episode. */
+const NORMAL_STRETCH_MS = 60_000;
 
 export const INCIDENTS_COLLECTION = 'incidents';
 /** Replicas named per incident, and ids of joined incidents remembered. */
