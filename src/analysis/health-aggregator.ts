@@ -4,8 +4,8 @@
  * Operation health covers the last `recentMinutes` (default 5) of its per-minute history:
  * request count, error rate, p50 and p99 (from the minute histograms), throughput, and ELEVATED
  * when its window deviates from normal now (a pattern holds: the same verdict that opens an
- * incident, src/analysis/operation-deviation.ts), or when, with at least 5 requests, p50 or p99
- * exceeds 1.5 x the baseline's and by at least 1 ms (the histograms cannot tell microseconds
+ * incident, src/analysis/operation-deviation.ts), or when, with at least 5 requests, p50 (p99:
+ * with at least 100) exceeds 1.5 x the baseline's and by at least 1 ms (the histograms cannot tell microseconds
  * apart), or the error rate exceeds the baseline's by more than 5 points and is over twice it
  * (floored at 1 %).
  *
@@ -171,6 +171,7 @@ const ELEVATION_FACTOR = 1.5;
 const MIN_ELEVATION_MS = 1;
 const MIN_REQUESTS_FOR_ELEVATION = 5;
 const MIN_REQUESTS_FOR_CRITICAL = 10;
+const MIN_REQUESTS_FOR_P99 = 100;
 
 /** The reasons of an operation that is not elevated: one shared array, not one per operation and read. */
 const NO_REASONS: readonly string[] = Object.freeze([]);
@@ -257,7 +258,8 @@ export class HealthAggregator {
       const p50 = baseline.latencyP50Ms;
       const p99 = baseline.latencyP99Ms;
       if (!warming && p50 !== undefined && slower(recent.p50, p50)) (found ??= []).push(`p50 ${ms(recent.p50)} vs baseline ${ms(p50)}`);
-      if (!warming && !coldStartRecent && p99 !== undefined && slower(recent.p99, p99)) (found ??= []).push(`p99 ${ms(recent.p99)} vs baseline ${ms(p99)}`);
+      // A p99 needs about 100 requests to be seen at all: fewer, and it is the slowest one.
+      if (!warming && !coldStartRecent && p99 !== undefined && recent.count >= MIN_REQUESTS_FOR_P99 && slower(recent.p99, p99)) (found ??= []).push(`p99 ${ms(recent.p99)} vs baseline ${ms(p99)}`);
       const errors = baseline.errorRate;
       if (errors !== undefined && recent.errorRate > errors + 0.05 && recent.errorRate > 2 * Math.max(errors, ERROR_RATE_FLOOR)) {
         (found ??= []).push(`error rate ${percent(recent.errorRate)} vs baseline ${percent(errors)}`);

@@ -297,14 +297,26 @@ export class LearnedNormal {
     return into.samples >= this.rules.minSamples;
   }
 
-  /** The learned part as a record for the state store (bounded: 79 numbers and five times). */
+  /**
+   * The normal as a record for the state store (bounded: two lists of 79 numbers and a few times):
+   * the learned part with the waiting periods that ended without a fault, so a process that stops
+   * before its first periods served their probation still leaves its normal behind.
+   */
   toRecord(): NormalRecord | undefined {
-    if (!(this.learned[COUNT]! > 0)) return undefined;
+    const learned = Float64Array.from(this.learned);
+    let learnedAt = this.learnedAt;
+    let firstLearnedAt = this.firstLearnedAt;
+    for (let i = 0; i < this.rules.probationPeriods; i++) {
+      if (i === this.current || this.periodTainted[i] || !this.learnable(i)) continue;
+      learnedAt = this.addPeriod(learned, learnedAt, i, this.periodStart[i]! + this.rules.periodMs);
+      if (!(firstLearnedAt <= this.periodStart[i]!)) firstLearnedAt = this.periodStart[i]!;
+    }
+    if (!(learned[COUNT]! > 0)) return undefined;
     return {
       v: NORMAL_RECORD_VERSION,
-      learned: Array.from(this.learned),
-      learnedAt: this.learnedAt,
-      firstLearnedAt: this.firstLearnedAt,
+      learned: Array.from(learned),
+      learnedAt,
+      firstLearnedAt,
       ...(this.held[COUNT]! > 0 && { held: Array.from(this.held), heldAt: this.heldAt, heldSince: this.heldSince, heldForMs: this.heldForMs }),
       ...(!Number.isNaN(this.acceptedAt) && { acceptedAt: this.acceptedAt }),
     };
@@ -355,6 +367,8 @@ export class LearnedNormal {
     }
     this.periodStart[this.current] = start;
     this.currentEnd = start + periodMs;
+    // The period that just ended is in the record now (toRecord).
+    this.changed = true;
     if (this.faultSeenForMs() >= this.rules.acceptAfterMs && this.faultStillSeen() && this.heldErrorRate() < this.rules.maxAcceptedErrorRate) this.accept(start);
   }
 
@@ -451,6 +465,11 @@ export class LearnedNormal {
   /** Decays `into` (as of `at`) to `endMs` and adds the period in `slot`; returns the new time. */
   private fold(into: Float64Array, at: number, slot: number, endMs: number): number {
     this.changed = true;
+    return this.addPeriod(into, at, slot, endMs);
+  }
+
+  /** `fold` without marking the record changed (a copy's). */
+  private addPeriod(into: Float64Array, at: number, slot: number, endMs: number): number {
     if (!Number.isNaN(at) && endMs > at) {
       const factor = Math.exp(-(endMs - at) / this.rules.horizonMs);
       for (let i = 0; i < WIDTH; i++) into[i]! *= factor;

@@ -150,8 +150,9 @@ describe('service status', () => {
   it('is DEGRADED while an operation is elevated against its baseline, with the reason', () => {
     const h = engineHarness({ staticBaselines: new Map([['GET /s', { latencyP50Ms: 20, latencyP99Ms: 50, errorRate: 0.01 }]]) });
     h.clock.advance(60_000); // past the process's warm-up
-    for (let i = 0; i < 20; i++) h.request('/s', 20);
+    for (let i = 0; i < 100; i++) h.request('/s', 20);
     expect(h.engine.healthSummary().status).toBe('HEALTHY');
+    // 20 of 120 requests at 120 ms: the p99 (judged from 100 requests on) is over 1.5x its 50 ms.
     for (let i = 0; i < 20; i++) h.request('/s', 120);
     const summary = h.engine.healthSummary();
     expect(summary.status).toBe('DEGRADED');

@@ -155,6 +155,18 @@ describe('the learned normal', () => {
     expect(restarted.health.getOperationHealth(OP)!.baseline!.latencyP50Ms).toBeLessThan(2.5);
   });
 
+  it('a process stopped within its first two minutes still leaves its normal: the record holds the periods waiting their probation', () => {
+    const first = setup();
+    first.drive(60, 100, 2);
+    const [record] = first.engine.normals.takeChanged();
+    const restarted = new Engine({ clock: first.clock });
+    expect(restarted.normals.restore([{ key: OP, value: JSON.parse(JSON.stringify(record!.value)) }])).toBe(0);
+    const baseline = restarted.baselinesOf(OP).baseline!;
+    expect(baseline.p50Source).toBe('learned');
+    expect(baseline.latencyP50Ms).toBeGreaterThan(1.8);
+    expect(baseline.latencyP50Ms).toBeLessThan(2.2);
+  });
+
   it('skips a record of another version, of the wrong shape, or with numbers that are not finite', () => {
     const { engine, drive } = setup();
     drive(30 + 600, 10, 2);
