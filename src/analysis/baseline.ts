@@ -41,6 +41,21 @@ export function figuresOf(baseline: Baseline | undefined): ConfiguredFigures {
   return figures;
 }
 
+/**
+ * A baseline learned from traffic (the rolling window's, or a learned normal's). A class, not an
+ * object literal, for the reason OperationHealth (health-aggregator.ts) gives: a health read may
+ * make one per operation.
+ */
+export class LearnedBaseline implements Baseline {
+  readonly learned = true;
+
+  constructor(
+    readonly latencyP50Ms: number,
+    readonly latencyP99Ms: number,
+    readonly errorRate: number,
+  ) {}
+}
+
 export type Confidence = 'LOW' | 'MEDIUM' | 'HIGH';
 
 /** A rolling snapshot of one operation's live traffic. */

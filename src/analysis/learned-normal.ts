@@ -284,13 +284,7 @@ export class LearnedNormal {
     while (this.referenced < this.referenceCount) {
       const slot = order[this.referenced]!;
       if (this.periodStart[slot]! + this.rules.periodMs > cutoffMs) break;
-      const counts = slot * HISTOGRAM_BUCKETS;
-      for (let b = 0; b < HISTOGRAM_BUCKETS; b++) w[b]! += this.periodCounts[counts + b]!;
-      const sums = slot * 4;
-      w[COUNT]! += this.periodSums[sums]!;
-      w[ERRORS]! += this.periodSums[sums + 1]!;
-      w[LOG_SUM]! += this.periodSums[sums + 2]!;
-      w[LOG_SQUARES]! += this.periodSums[sums + 3]!;
+      this.addCounts(w, slot);
       this.referenced++;
     }
     into.samples = w[COUNT]!;
@@ -474,6 +468,12 @@ export class LearnedNormal {
       const factor = Math.exp(-(endMs - at) / this.rules.horizonMs);
       for (let i = 0; i < WIDTH; i++) into[i]! *= factor;
     }
+    this.addCounts(into, slot);
+    return Number.isNaN(at) ? endMs : Math.max(at, endMs);
+  }
+
+  /** Adds the period in `slot`'s bucket counts and sums to `into`. */
+  private addCounts(into: Float64Array, slot: number): void {
     const counts = slot * HISTOGRAM_BUCKETS;
     for (let b = 0; b < HISTOGRAM_BUCKETS; b++) into[b]! += this.periodCounts[counts + b]!;
     const sums = slot * 4;
@@ -481,7 +481,6 @@ export class LearnedNormal {
     into[ERRORS]! += this.periodSums[sums + 1]!;
     into[LOG_SUM]! += this.periodSums[sums + 2]!;
     into[LOG_SQUARES]! += this.periodSums[sums + 3]!;
-    return Number.isNaN(at) ? endMs : Math.max(at, endMs);
   }
 }
 

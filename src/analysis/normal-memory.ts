@@ -4,7 +4,7 @@
  * holds the minimum samples. Records go to and come back from the state store through
  * `takeChanged()` and `restore()` (learned-normal-records.ts, wired by the composition root).
  */
-import type { Baseline, BaselineProvider } from './baseline.js';
+import { type Baseline, type BaselineProvider, LearnedBaseline } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import type { Clock } from './clock.js';
 import { LearnedNormal, NORMAL_RECORD_VERSION, NORMAL_RECORD_WIDTH, type NormalRecord, NormalReference, type NormalRules, type NormalState } from './learned-normal.js';
@@ -25,17 +25,6 @@ export interface NormalMemoryOptions {
   readonly maxAcceptedErrorRate?: number;
   readonly maxOperations?: number;
   readonly onOverflow?: (capacity: number) => void;
-}
-
-/** A learned baseline read from an operation's normal; a class for the reason OperationHealth gives. */
-class LearnedBaseline implements Baseline {
-  readonly learned = true;
-
-  constructor(
-    readonly latencyP50Ms: number,
-    readonly latencyP99Ms: number,
-    readonly errorRate: number,
-  ) {}
 }
 
 export class NormalMemory implements BaselineProvider {

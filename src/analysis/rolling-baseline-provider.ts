@@ -2,7 +2,7 @@
  * Rolling baselines from live traffic: a window of the last `windowSize` observations per
  * operation; a snapshot exists once `minSamples` were recorded.
  */
-import { type Baseline, type BaselineProvider, type BaselineSnapshot, confidenceOf } from './baseline.js';
+import { type Baseline, type BaselineProvider, type BaselineSnapshot, confidenceOf, LearnedBaseline } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import { RollingWindow } from './rolling-window.js';
 
@@ -65,15 +65,4 @@ export class RollingBaselineProvider implements BaselineProvider {
   get overflow(): number {
     return this.windows.overflow;
   }
-}
-
-/** A class, not an object literal, for the reason OperationHealth (health-aggregator.ts) gives: each health read makes one per operation. */
-class LearnedBaseline implements Baseline {
-  readonly learned = true;
-
-  constructor(
-    readonly latencyP50Ms: number,
-    readonly latencyP99Ms: number,
-    readonly errorRate: number,
-  ) {}
 }
