@@ -191,7 +191,7 @@ export class Engine {
     this.staticBaselines = provided === undefined ? new StaticBaselineProvider(new Map()) : 'getBaseline' in provided ? provided : new StaticBaselineProvider(provided);
     this.baselineSource = options.baselineSource ?? 'static';
     const chain = this.baselineSource === 'rolling' ? [this.rollingBaselines, this.staticBaselines] : [this.staticBaselines, this.rollingBaselines];
-    // No default baseline at the end: an operation nobody configured is learning until its rolling baseline forms.
+    // No default baseline at the end: the spec's chain, for getBaseline; what is judged is baselinesOf (configured figures, else the learned normal).
     this.baselines = new CompositeBaselineProvider(chain);
     this.configuredOf = options.configuredOf ?? ((operation) => figuresOf(this.staticBaselines.getBaseline(operation)));
     const processStartMs = this.clock.now();

@@ -4,7 +4,7 @@
  * and SLO budgets.
  *
  * An operation with neither a configured nor a learned baseline says `learning (3 samples)`: it is
- * never ELEVATED until its rolling baseline forms. A dependency line counts the calls of its window
+ * never ELEVATED by its figures until its learned normal forms. A dependency line counts the calls of its window
  * (`svc.dependency-health.window`); one with no call in it says `stale, no calls since <time>`: its
  * last state is shown but no longer counts toward the status.
  *
