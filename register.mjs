@@ -6,7 +6,7 @@
 // keep a second copy of the bundle's source alive, 0.35 MB: docs/mcp.md "Cost").
 // Where Node can run it (>= 22.22.3, >= 24.11.1), the hook runs in the application's thread
 // (`module.registerHooks`); otherwise on a loader thread of its own (`module.register`), which
-// costs about 17 MB of RSS (bench/frameworks.mjs, docs/analysis.md "Overhead by framework").
+// costs about 17 MB of RSS (measured with bench/performance.mjs).
 // Worker threads inherit `--import`; svc runs once per process, in the main thread.
 // It never throws: if anything fails the application runs on without svc.
 import { register } from 'node:module';

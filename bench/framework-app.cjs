@@ -1,5 +1,5 @@
-// The fixture app of bench/frameworks.mjs: `node bench/framework-app.cjs express|fastify|http`,
-// the same few routes on Express 5, Fastify 5 or plain node:http:
+// The fixture app of bench/performance.mjs: `node bench/framework-app.cjs express|fastify|koa|nestjs|http`,
+// the same few routes on Express 5, Fastify 5, Koa 3, NestJS 11 (on Express) or plain node:http:
 //   GET /users/:id                   a parametrised route
 //   GET /users/:id/orders/:orderId   a nested one
 //   anything else                    404
@@ -35,6 +35,54 @@ async function fastify() {
   return app.server;
 }
 
+async function koa() {
+  const Koa = require('koa');
+  const Router = require('@koa/router');
+  const app = new Koa();
+  const router = new Router();
+  router.get('/users/:id', (ctx) => {
+    ctx.body = user(ctx.params.id);
+  });
+  router.get('/users/:id/orders/:orderId', (ctx) => {
+    ctx.body = order(ctx.params.id, ctx.params.orderId);
+  });
+  app.use(router.routes());
+  app.use((ctx) => {
+    ctx.status = 404;
+    ctx.body = notFound;
+  });
+  return new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/** NestJS on Express, its decorators applied by hand (this file is not compiled). */
+async function nestjs() {
+  require('reflect-metadata');
+  const { Controller, Get, Module, Param } = require('@nestjs/common');
+  const { NestFactory } = require('@nestjs/core');
+  class UsersController {
+    user(id) {
+      return user(id);
+    }
+    order(id, orderId) {
+      return order(id, orderId);
+    }
+  }
+  const method = (name) => Object.getOwnPropertyDescriptor(UsersController.prototype, name);
+  Get(':id')(UsersController.prototype, 'user', method('user'));
+  Param('id')(UsersController.prototype, 'user', 0);
+  Get(':id/orders/:orderId')(UsersController.prototype, 'order', method('order'));
+  Param('id')(UsersController.prototype, 'order', 0);
+  Param('orderId')(UsersController.prototype, 'order', 1);
+  Controller('users')(UsersController);
+  class AppModule {}
+  Module({ controllers: [UsersController] })(AppModule);
+  const app = await NestFactory.create(AppModule, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  return app.getHttpServer();
+}
+
 function plain() {
   const json = (res, status, body) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const server = http.createServer((req, res) => {
@@ -46,8 +94,8 @@ function plain() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-const starters = { express, fastify, http: plain };
-if (!starters[framework]) throw new Error(`bench/framework-app.cjs: unknown framework "${framework}" (express, fastify, http)`);
+const starters = { express, fastify, koa, nestjs, http: plain };
+if (!starters[framework]) throw new Error(`bench/framework-app.cjs: unknown framework "${framework}" (${Object.keys(starters).join(', ')})`);
 
 let requests = 0;
 starters[framework]().then((server) => {
@@ -61,8 +109,22 @@ starters[framework]().then((server) => {
     });
   }
 });
+// "profile-start" / { profile: file }: a CPU profile of this thread from the one to the other,
+// written to `file` (bench/performance.mjs reads where the time goes).
+let profiler;
 process.on('message', (message) => {
-  if (message !== 'stats') return;
-  const cpu = process.cpuUsage();
-  process.send({ cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage.rss(), requests });
+  if (message === 'stats') {
+    const cpu = process.cpuUsage();
+    process.send({ cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage.rss(), requests });
+  } else if (message === 'profile-start') {
+    profiler = new (require('node:inspector').Session)();
+    profiler.connect();
+    profiler.post('Profiler.enable', () => profiler.post('Profiler.start', () => process.send({ profiling: true, requests })));
+  } else if (message?.profile) {
+    profiler.post('Profiler.stop', (_error, result) => {
+      require('node:fs').writeFileSync(message.profile, JSON.stringify(result.profile));
+      profiler.disconnect();
+      process.send({ profiled: message.profile, requests });
+    });
+  }
 });

@@ -1,4 +1,4 @@
-// What bench/frameworks.mjs and bench/store-request-path.mjs share: servers in child processes
+// What bench/performance.mjs and bench/store-request-path.mjs share: servers in child processes
 // (pinned to the last core where `taskset` exists, the load generator and helpers on the others)
 // that print "LISTENING <port>" and answer "stats" over IPC (bench/framework-app.cjs), paced load,
 // and the paired-slice arithmetic (docs/analysis.md, "Cost", says why slices are paired).

@@ -17,7 +17,7 @@ const BENCHMARKS = [
   ['bench/baseline-steps.mjs'],
   ['bench/false-positives.mjs'],
   ['bench/http.mjs'],
-  ['bench/frameworks.mjs'],
+  ['bench/performance.mjs'],
 ];
 
 for (const args of BENCHMARKS) {

@@ -5,7 +5,7 @@
 // fallback of the app's busiest operation through execute_remediation, which writes an audit
 // entry, a change and a remediation record (about 15 records a second, far above what incidents
 // and agents write in a normal hour). Paced load at RATE requests/s moves from one server to the
-// next in short slices, rotating the order each cycle, as in bench/frameworks.mjs; CPU per request
+// next in short slices, rotating the order each cycle, as in bench/performance.mjs; CPU per request
 // is the server's CPU time over the requests it served in the slice. The ratios are medians of
 // the paired ratios of slices of the same cycle (25th-75th percentile): no measurable change when
 // they include 1.

@@ -17,6 +17,7 @@ import { type ConfigProblem, formatProblem } from './config/config-source.js';
 import { type LoadConfigOptions, loadConfig } from './config/load-config.js';
 import type { ResolvedConfig } from './config/resolved-config.js';
 import { startupChecks } from './config/startup-checks.js';
+import { INSTRUMENTATION_NAMES } from './enums.js';
 import type { FleetView } from './fleet/fleet-view.js';
 import { startFleet } from './fleet/start-fleet.js';
 import { frontendTelemetry, startFrontendListener } from './frontend/start-frontend.js';
@@ -32,6 +33,7 @@ import { analysisState, attachState, closeState, flushState, openStateFromConfig
 import type { OpenedState } from './store/open-state.js';
 import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
+import { instrumentationSet } from './telemetry/instrumentation-set.js';
 import { startTelemetry } from './telemetry/sdk.js';
 import { installShutdownHooks, settledWithin } from './telemetry/shutdown-hooks.js';
 import { TelemetryLoss } from './telemetry/telemetry-loss.js';
@@ -194,7 +196,15 @@ function startOrThrow(options: StartOptions): Svc {
   const resource = topology.resource.merge(resourceFromAttributes(deploymentAttributes(deployment)));
   const loss = new TelemetryLoss({ report: reportTelemetryLoss, reportIntervalMs: LOSS_REPORT_INTERVAL_MS, clock: systemClock });
   const ownPorts = runtime().ownPorts;
-  const telemetry = startTelemetry({ resource, spanProcessors: processors, loss, isOwnPort: (port) => ownPorts.has(port) });
+  const instrumentations = instrumentationSet({
+    configured: config.get<string[]>('telemetry.instrumentations'),
+    middlewareSpans: config.get<boolean>('telemetry.middleware-spans'),
+    env,
+    isOwnPort: (port) => ownPorts.has(port),
+    onUnknownName: (variable, name) => process.stderr.write(`svc: ${variable} names "${printable(name, 100)}", which is no instrumentation; accepted: ${INSTRUMENTATION_NAMES.join(', ')}\n`),
+    onFailure: (name, error) => reportError(`setting up the ${name} instrumentation`, error),
+  });
+  const telemetry = startTelemetry({ resource, spanProcessors: processors, loss, instrumentations });
   const stopLossReports = loss.startReporting();
   runtime().active = enabled;
   decoratorRegistry().active = enabled;

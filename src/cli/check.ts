@@ -23,6 +23,7 @@ import { agentStateCeiling, ceilingLimitsFromConfig } from '../mcp/agent-state-c
 import { formatBytes } from '../memory-size.js';
 import { OperationCatalog } from '../metadata/operation-catalog.js';
 import { printable, printableValue } from '../printable.js';
+import { chosenInstrumentations } from '../telemetry/instrumentation-set.js';
 
 export const USAGE = `usage: svc check [--all] [--config FILE] [-Dsvc.<key>=<value> ...]
        svc --version
@@ -103,6 +104,7 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   for (const entry of entries) out(`  ${entry.shown.padEnd(width)} ${formatValue(specOf(config.segmentsOf(entry.key)), entry.value)}  (${printable(entry.source.where, 300)})`);
 
   for (const line of baselineLines(config, catalog)) out(line);
+  out(instrumentationLine(config, env));
 
   const ceiling = agentStateCeiling(ceilingLimitsFromConfig(config));
   out(`memory agents can make svc hold, at most: ${formatBytes(ceiling.totalBytes)}${all ? '' : ' (svc check --all breaks it down)'}`);
@@ -117,6 +119,13 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   if (errors) out(`${errors} error(s)${warned}: start-up would ignore or refuse what they name`);
   else out(warnings ? `no errors, ${warnings} warning(s): read them above` : 'configuration is valid');
   return errors ? 1 : 0;
+}
+
+/** The instrumentations the preload would set up (docs/telemetry.md "Instrumentations"). */
+function instrumentationLine(config: ResolvedConfig, env: NodeJS.ProcessEnv): string {
+  const chosen = chosenInstrumentations({ configured: config.get<string[]>('telemetry.instrumentations'), env });
+  const middleware = config.get<boolean>('telemetry.middleware-spans') ? ', with middleware spans' : '';
+  return `instrumentations, each set up when the app loads what it instruments${middleware}: ${chosen.join(', ') || 'none'}`;
 }
 
 /**

@@ -6,7 +6,7 @@
  * Paths are relative to the `svc.` prefix. `*` stands for a name chosen by the user (an
  * operation, profile, SLO, role, agent or token name); `[]` for an item of a list.
  */
-import { AGENT_TYPES, BASELINE_SOURCES, CONSUMPTION_ALIASES, CONSUMPTION_PATTERNS, CRITICALITIES, DEPENDENCY_TYPES, ESCALATION_LEVELS, PERMISSIONS, TIERS } from '../enums.js';
+import { AGENT_TYPES, BASELINE_SOURCES, CONSUMPTION_ALIASES, CONSUMPTION_PATTERNS, CRITICALITIES, DEPENDENCY_TYPES, ESCALATION_LEVELS, INSTRUMENTATION_NAMES, PERMISSIONS, TIERS } from '../enums.js';
 import {
   booleanType,
   durationType,
@@ -50,6 +50,13 @@ export const SCHEMA: readonly KeySpec[] = [
     default: '2s',
     doc: 'Longest wait for telemetry export when the process ends (SIGTERM/SIGINT flush, natural end, shutdown()); 0 does not wait',
   },
+  {
+    path: 'telemetry.instrumentations',
+    type: enumListType(['default', 'all', ...INSTRUMENTATION_NAMES]),
+    default: ['default'],
+    doc: "OpenTelemetry instrumentations: default (server, HTTP client, database, cache, queue, RPC and log libraries), all (OpenTelemetry's register's set), or names; OTEL_NODE_ENABLED_INSTRUMENTATIONS replaces, OTEL_NODE_DISABLED_INSTRUMENTATIONS removes",
+  },
+  { path: 'telemetry.middleware-spans', type: booleanType, default: false, doc: 'A span per Express and Koa middleware layer, as OpenTelemetry makes them' },
 
   { path: 'topology.team', type: stringType, default: '', doc: 'Owning team' },
   { path: 'topology.tier', type: enumType(TIERS), default: 'standard', doc: 'Criticality tier' },

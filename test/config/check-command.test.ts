@@ -74,9 +74,16 @@ describe('svc check', () => {
     expect(lines).toEqual([
       expect.stringMatching(/^config file: /),
       'configured values: none, every key has its default (svc check --all lists them)',
+      expect.stringMatching(/^instrumentations, each set up when the app loads what it instruments: http, undici, express, .*, pino, winston, bunyan$/),
       expect.stringMatching(/^memory agents can make svc hold, at most: [\d.]+ MiB \(svc check --all breaks it down\)$/),
       'configuration is valid',
     ]);
+  });
+
+  it('prints the instrumentations in effect, with the OTEL_NODE_* variables applied', () => {
+    const line = (files: Record<string, string>, env: Record<string, string>) => run([], files, env).lines.find((l) => l.startsWith('instrumentations'));
+    expect(line({}, { OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'pg,http', OTEL_NODE_DISABLED_INSTRUMENTATIONS: 'pg' })).toBe('instrumentations, each set up when the app loads what it instruments: http');
+    expect(line({ 'svc.yml': 'telemetry: { instrumentations: [default, dns], middleware-spans: true }\n' }, {})).toMatch(/with middleware spans: http, .*, bunyan, dns$/);
   });
 
   it('every value printed by --all parses back, as a YAML value in the file, to the same value', () => {

@@ -28,6 +28,8 @@ export interface FixtureOptions {
   readonly otlpEndpoint?: string;
   /** Wait for the LISTENING line (default true). */
   readonly listens?: boolean;
+  /** The `--import` preload (default svc's register.mjs). */
+  readonly preload?: string;
 }
 
 /** A free port on 127.0.0.1, for fixtures whose dependency port must be known before start. */
@@ -55,7 +57,7 @@ export async function startFixture(options: FixtureOptions): Promise<FixtureApp>
     SVC_STORE_URL: 'memory:',
     ...options.env,
   };
-  const child = spawn(process.execPath, ['--import', join(ROOT, 'register.mjs'), options.script, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, ['--import', options.preload ?? join(ROOT, 'register.mjs'), options.script, ...(options.args ?? [])], {
     cwd: options.cwd ?? ROOT,
     env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

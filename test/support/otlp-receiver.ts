@@ -23,6 +23,7 @@ export interface ReceivedSpan {
   traceId: string;
   spanId: string;
   parentSpanId: string;
+  events: { name: string; attributes: Attributes }[];
 }
 
 export interface ReceivedLog {
@@ -114,6 +115,7 @@ export class OtlpReceiver {
             traceId: span.traceId ?? '',
             spanId: span.spanId ?? '',
             parentSpanId: span.parentSpanId ?? '',
+            events: (span.events ?? []).map((event: { name: string; attributes?: OtlpKeyValue[] }) => ({ name: event.name, attributes: decodeAttributes(event.attributes) })),
           });
         }
       }
