@@ -32,6 +32,7 @@ import { analysisState, attachState, closeState, flushState, openStateFromConfig
 import type { OpenedState } from './store/open-state.js';
 import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
+import { watchFailedAttempts } from './telemetry/export-attempts.js';
 import { startTelemetry } from './telemetry/sdk.js';
 import { installShutdownHooks, settledWithin } from './telemetry/shutdown-hooks.js';
 import { TelemetryLoss } from './telemetry/telemetry-loss.js';
@@ -196,6 +197,7 @@ function startOrThrow(options: StartOptions): Svc {
   const ownPorts = runtime().ownPorts;
   const telemetry = startTelemetry({ resource, spanProcessors: processors, loss, isOwnPort: (port) => ownPorts.has(port) });
   const stopLossReports = loss.startReporting();
+  const stopWatchingAttempts = watchFailedAttempts(loss.tallies);
   runtime().active = enabled;
   decoratorRegistry().active = enabled;
   runtime().engine = engine;
@@ -275,6 +277,7 @@ function startOrThrow(options: StartOptions): Svc {
       runtime().engine = undefined;
       stopLossReports();
       await settledWithin(telemetry.shutdown(), shutdownTimeoutMs);
+      stopWatchingAttempts();
       loss.reportAtEnd();
     },
   };
