@@ -224,14 +224,11 @@ function startOrThrow(options: StartOptions): Svc {
     await fleet?.link.stop();
     if (state) await closeState(state);
   };
-  const flushable = state
-    ? {
-        forceFlush: () => Promise.all([telemetry.forceFlush(), flushState(state)]).then(() => undefined),
-        shutdown: () => Promise.all([telemetry.shutdown(), closeStateAndFleet()]).then(() => undefined),
-      }
-    : telemetry;
-  const removeHooks = installShutdownHooks(flushable, {
+  const removeHooks = installShutdownHooks(telemetry, {
     timeoutMs: shutdownTimeoutMs,
+    // telemetry that cannot be delivered is not waited for (docs/telemetry.md, Shutdown)
+    undeliverable: () => loss.undeliverable(),
+    alongside: state && { forceFlush: () => flushState(state), shutdown: closeStateAndFleet },
     onEnd: () => {
       if (state) void flushState(state);
       loss.reportAtEnd();
@@ -276,7 +273,7 @@ function startOrThrow(options: StartOptions): Svc {
       decoratorRegistry().active = false;
       runtime().engine = undefined;
       stopLossReports();
-      await settledWithin(telemetry.shutdown(), shutdownTimeoutMs);
+      await settledWithin(telemetry.shutdown(), shutdownTimeoutMs, loss.undeliverable());
       stopWatchingAttempts();
       loss.reportAtEnd();
     },

@@ -7,6 +7,7 @@
  *   when nothing was lost;
  * - and once more when the process ends, with the items still being exported then.
  * An item counts as lost when its export's result is a failure, never for a failed attempt.
+ * An endpoint that refused everything so far is not waited for when the process ends (`undeliverable`).
  * Counting happens once per exported batch (in the exporter's result callback) and once per
  * dropped item, never per delivered span or log record.
  */
@@ -35,6 +36,14 @@ function errorText(error: unknown): string {
   return printable(text, MAX_ERROR_LENGTH);
 }
 
+/** What a tally tells the `TelemetryLoss` it belongs to. */
+interface TallyEvents {
+  /** Reported when it is the signal's first. */
+  failure(tally: ExportTally, error: string): void;
+  /** The items in flight or the delivery record changed. */
+  changed(): void;
+}
+
 /** What one signal lost on its way to one endpoint. The exporter wrapper, the attempt watcher and the drop counter call it. */
 export class ExportTally {
   private batches = 0;
@@ -43,13 +52,23 @@ export class ExportTally {
   private droppedItems = 0;
   private inFlightItems = 0;
   private lastError = '';
+  private delivered = false;
+  private failed = false;
 
   constructor(
     readonly signal: TelemetrySignal,
     readonly endpoint: string,
-    /** Reports the failure when it is the signal's first. */
-    private readonly failure: (tally: ExportTally, error: string) => void,
+    private readonly events: TallyEvents,
   ) {}
+
+  /** An attempt failed, and nothing was ever delivered. */
+  get refusedEverything(): boolean {
+    return this.failed && !this.delivered;
+  }
+
+  get exporting(): boolean {
+    return this.inFlightItems > 0;
+  }
 
   exportStarted(items: number): void {
     this.inFlightItems += items;
@@ -58,6 +77,8 @@ export class ExportTally {
   exportSucceeded(items: number): void {
     this.inFlightItems -= items;
     this.batches++;
+    this.delivered = true;
+    this.events.changed();
   }
 
   exportFailed(items: number, error: unknown): void {
@@ -66,12 +87,18 @@ export class ExportTally {
     this.failedBatches++;
     this.failedItems += items;
     this.lastError = errorText(error);
-    this.failure(this, this.lastError);
+    this.recordFailure(this.lastError);
   }
 
   /** One attempt failed; the exporter may retry it, so nothing is counted as lost. */
   attemptFailed(error: unknown): void {
-    this.failure(this, errorText(error));
+    this.recordFailure(errorText(error));
+  }
+
+  private recordFailure(error: string): void {
+    this.failed = true;
+    this.events.failure(this, error);
+    this.events.changed();
   }
 
   /** Items the processor dropped because its queue was full. */
@@ -114,6 +141,7 @@ export interface TelemetryLossOptions {
 export class TelemetryLoss {
   private readonly allTallies: ExportTally[] = [];
   private readonly reportedSignals = new Set<TelemetrySignal>();
+  private readonly undeliverableWaiters: (() => void)[] = [];
   private since: number;
 
   constructor(private readonly options: TelemetryLossOptions) {
@@ -126,9 +154,23 @@ export class TelemetryLoss {
 
   /** The tally for `signal` sent to `endpoint` (an OTLP URL without credentials). */
   tally(signal: TelemetrySignal, endpoint: string): ExportTally {
-    const tally = new ExportTally(signal, endpoint, (t, error) => this.firstFailure(t, error));
+    const tally = new ExportTally(signal, endpoint, {
+      failure: (t, error) => this.firstFailure(t, error),
+      changed: () => this.resolveIfUndeliverable(),
+    });
     this.allTallies.push(tally);
     return tally;
+  }
+
+  /**
+   * Resolves once what is being exported cannot be delivered: an endpoint refused everything so
+   * far, and no other endpoint has items in flight. The end of the process stops waiting then.
+   */
+  undeliverable(): Promise<void> {
+    return new Promise((resolve) => {
+      this.undeliverableWaiters.push(resolve);
+      this.resolveIfUndeliverable();
+    });
   }
 
   /** Reports what was lost since the last report; nothing when nothing was. */
@@ -150,6 +192,14 @@ export class TelemetryLoss {
     if (this.reportedSignals.has(tally.signal)) return;
     this.reportedSignals.add(tally.signal);
     this.emit(`${tally.signal} export to ${tally.endpoint} failed: ${error}; what is lost is counted and reported every ${describeDuration(this.options.reportIntervalMs)}`);
+  }
+
+  private resolveIfUndeliverable(): void {
+    if (this.undeliverableWaiters.length === 0) return;
+    const refused = this.allTallies.some((t) => t.refusedEverything);
+    const deliverable = this.allTallies.some((t) => t.exporting && !t.refusedEverything);
+    if (!refused || deliverable) return;
+    for (const resolve of this.undeliverableWaiters.splice(0)) resolve();
   }
 
   private reportSince(ending: boolean): void {

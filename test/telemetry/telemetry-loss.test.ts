@@ -1,6 +1,7 @@
 /**
  * Telemetry loss in-process: the first failure of each signal at once (a failed attempt or a failed
- * export), an item counted as lost only by its export's result, the periodic count with an
+ * export), an item counted as lost only by its export's result, when the end stops waiting for
+ * an endpoint (it refused everything so far), the periodic count with an
  * injected clock and schedule (nothing when nothing failed), the exporter wrapper, queue drops seen
  * through a real BatchSpanProcessor, the endpoint named without credentials, and the shutdown key.
  */
@@ -143,6 +144,46 @@ describe('TelemetryLoss', () => {
     const tally = loss.tally('traces', TRACES);
     tally.exportStarted(1);
     expect(() => tally.exportFailed(1, new Error('down'))).not.toThrow();
+  });
+});
+
+describe('TelemetryLoss.undeliverable', () => {
+  /** Whether `promise` has resolved once pending callbacks ran. */
+  async function resolved(promise: Promise<void>): Promise<boolean> {
+    let done = false;
+    void promise.then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  }
+
+  it('resolves once an endpoint refused every export so far and no other endpoint has items in flight', async () => {
+    const { loss } = harness();
+    const traces = loss.tally('traces', TRACES);
+    const logs = loss.tally('logs', LOGS);
+    const undeliverable = loss.undeliverable();
+    traces.exportStarted(3);
+    logs.exportStarted(1);
+    expect(await resolved(undeliverable)).toBe(false);
+    traces.attemptFailed(new Error('connect ECONNREFUSED 10.0.0.7:4318'));
+    // the logs endpoint may still deliver
+    expect(await resolved(undeliverable)).toBe(false);
+    logs.exportSucceeded(1);
+    expect(await resolved(undeliverable)).toBe(true);
+    // asked again: at once
+    expect(await resolved(loss.undeliverable())).toBe(true);
+  });
+
+  it('never for an endpoint that delivered before, nor before any failure', async () => {
+    const { loss } = harness();
+    const traces = loss.tally('traces', TRACES);
+    expect(await resolved(loss.undeliverable())).toBe(false);
+    traces.exportStarted(1);
+    traces.exportSucceeded(1);
+    traces.exportStarted(2);
+    traces.attemptFailed('HTTP 503 Service Unavailable');
+    traces.exportFailed(2, new Error('Export failed with retryable status'));
+    traces.exportStarted(4);
+    expect(await resolved(loss.undeliverable())).toBe(false);
   });
 });
 
