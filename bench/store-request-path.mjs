@@ -1,7 +1,8 @@
 // The request path with each state store (issue 17: "no measurable change against memory:"): the
 // same small app (bench/framework-app.cjs on node:http) under svc three times at once, on
 // `memory:`, on SQLite (a temp file) and on Redis (a redis-server started here, when one is on
-// the PATH), while an agent keeps each store busy: every WRITE_INTERVAL_MS it toggles the
+// the PATH) as one of a fleet of three replicas (the two others beside it, idle, exchanging their
+// summaries through Redis as replicas do), while an agent keeps each store busy: every WRITE_INTERVAL_MS it toggles the
 // fallback of the app's busiest operation through execute_remediation, which writes an audit
 // entry, a change and a remediation record (about 15 records a second, far above what incidents
 // and agents write in a normal hour). Paced load at RATE requests/s moves from one server to the
@@ -14,7 +15,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { median, load as paced, paired, pinned, ratio, row, serverCore, start, stats, stop, toolServerUrl } from './paired-servers.mjs';
+import { machine, writeSection } from './performance-doc.mjs';
 import { startRedisServer } from './redis-server.mjs';
+
+/** Printed, and kept for docs/performance.md. */
+const printed = [];
+const say = (line) => {
+  console.log(line);
+  printed.push(line);
+};
 
 const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 6);
 const CYCLES = Number(process.env.BENCH_STORE_CYCLES ?? 4);
@@ -26,7 +35,12 @@ const OPERATION = 'GET /users/{param:int}';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-request-path-'));
 const redis = await startRedisServer(dir);
-const stores = [{ name: 'memory:', url: 'memory:' }, { name: 'sqlite', url: `sqlite:${join(dir, 'state.db')}` }, ...(redis ? [{ name: 'redis', url: redis.url }] : [])];
+const REPLICAS = 3;
+const stores = [
+  { name: 'memory:', url: 'memory:', replicas: 1 },
+  { name: 'sqlite', url: `sqlite:${join(dir, 'state.db')}`, replicas: 1 },
+  ...(redis ? [{ name: `redis, ${REPLICAS} replicas`, url: redis.url, replicas: REPLICAS }] : []),
+];
 for (const store of stores) store.slices = [];
 
 /** An agent that toggles the operation's fallback every WRITE_INTERVAL_MS until stopped; counts its successful calls. */
@@ -57,6 +71,7 @@ try {
   let agentFailures = 0;
   for (let round = 1; round <= ROUNDS; round++) {
     const servers = new Map();
+    const besides = [];
     for (const store of stores) {
       const env = {
         SVC_MCP_PORT: '0',
@@ -70,6 +85,8 @@ try {
         OTEL_SERVICE_NAME: `bench-store-${round}`,
       };
       servers.set(store, await start(['--import', './register.mjs', 'bench/framework-app.cjs', 'http'], env, { name: store.name }));
+      for (let replica = 2; replica <= store.replicas; replica++)
+        besides.push(await start(['--import', './register.mjs', 'bench/framework-app.cjs', 'http'], env, { name: `${store.name} #${replica}` }));
     }
     const agents = [];
     for (const [store, server] of servers) {
@@ -91,21 +108,22 @@ try {
       agentCalls += agent.counts().calls;
       agentFailures += agent.counts().failures;
     }
-    await Promise.all([...servers.values()].map((server) => stop(server.child)));
-    console.log(`round ${round}: median CPU µs/request  ${stores.map((s) => `${s.name} ${median(s.slices.slice(-CYCLES).map((x) => x.cpu)).toFixed(1)}`).join(' | ')}`);
+    await Promise.all([...servers.values(), ...besides].map((server) => stop(server.child)));
+    say(`round ${round}: median CPU µs/request  ${stores.map((s) => `${s.name} ${median(s.slices.slice(-CYCLES).map((x) => x.cpu)).toFixed(1)}`).join(' | ')}`);
   }
-  console.log(
+  say(
     `\nThe request path with each store: GET ${PATHS.join(', ')} at ${RATE} requests/s; an agent toggling a fallback every ${WRITE_INTERVAL_MS} ms on each (${agentCalls} remediations written, ${agentFailures} refused or failed); ${ROUNDS} rounds x ${CYCLES} cycles of ${SLICE_SECONDS} s slices`,
   );
-  console.log(pinned ? `  servers on core ${serverCore}, load generator and agents on the others` : '  not pinned to cores: expect more noise');
-  const widths = [8, 10, 12, 22];
-  console.log(row(['store', 'CPU µs', 'p99 ms', 'CPU / memory:'], widths));
+  say(pinned ? `  servers on core ${serverCore}, load generator and agents on the others` : '  not pinned to cores: expect more noise');
+  const widths = [20, 10, 12, 22];
+  say(row(['store', 'CPU µs', 'p99 ms', 'CPU / memory:'], widths));
   const [memory] = stores;
   for (const store of stores) {
     const cpu = median(store.slices.map((s) => s.cpu)).toFixed(1);
     const p99 = median(store.slices.map((s) => s.p99));
-    console.log(row([store.name, cpu, p99, store === memory ? '' : ratio(paired(store, memory, 'cpu'))], widths));
+    say(row([store.name, cpu, p99, store === memory ? '' : ratio(paired(store, memory, 'cpu'))], widths));
   }
 } finally {
   redis?.stop();
 }
+writeSection('bench/store-request-path.mjs', `## A fleet on Redis against SQLite (bench/store-request-path.mjs)\n\n- Measured: ${machine()}.\n\n\`\`\`\n${printed.join('\n').trim()}\n\`\`\``);

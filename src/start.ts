@@ -33,6 +33,7 @@ import { analysisState, attachState, closeState, flushState, openStateFromConfig
 import type { OpenedState } from './store/open-state.js';
 import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
+import { watchFailedAttempts } from './telemetry/export-attempts.js';
 import { instrumentationSet } from './telemetry/instrumentation-set.js';
 import { startTelemetry } from './telemetry/sdk.js';
 import { installShutdownHooks, settledWithin } from './telemetry/shutdown-hooks.js';
@@ -206,6 +207,7 @@ function startOrThrow(options: StartOptions): Svc {
   });
   const telemetry = startTelemetry({ resource, spanProcessors: processors, loss, instrumentations });
   const stopLossReports = loss.startReporting();
+  const stopWatchingAttempts = watchFailedAttempts(loss.tallies);
   runtime().active = enabled;
   decoratorRegistry().active = enabled;
   runtime().engine = engine;
@@ -232,14 +234,11 @@ function startOrThrow(options: StartOptions): Svc {
     await fleet?.link.stop();
     if (state) await closeState(state);
   };
-  const flushable = state
-    ? {
-        forceFlush: () => Promise.all([telemetry.forceFlush(), flushState(state)]).then(() => undefined),
-        shutdown: () => Promise.all([telemetry.shutdown(), closeStateAndFleet()]).then(() => undefined),
-      }
-    : telemetry;
-  const removeHooks = installShutdownHooks(flushable, {
+  const removeHooks = installShutdownHooks(telemetry, {
     timeoutMs: shutdownTimeoutMs,
+    // telemetry that cannot be delivered is not waited for (docs/telemetry.md, Shutdown)
+    undeliverable: () => loss.undeliverable(),
+    alongside: state && { forceFlush: () => flushState(state), shutdown: closeStateAndFleet },
     onEnd: () => {
       if (state) void flushState(state);
       loss.reportAtEnd();
@@ -284,7 +283,8 @@ function startOrThrow(options: StartOptions): Svc {
       decoratorRegistry().active = false;
       runtime().engine = undefined;
       stopLossReports();
-      await settledWithin(telemetry.shutdown(), shutdownTimeoutMs);
+      await settledWithin(telemetry.shutdown(), shutdownTimeoutMs, loss.undeliverable());
+      stopWatchingAttempts();
       loss.reportAtEnd();
     },
   };

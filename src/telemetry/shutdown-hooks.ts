@@ -1,8 +1,9 @@
 /**
- * Flushes telemetry when the process ends, waiting at most `timeoutMs`
- * (`svc.telemetry.shutdown-timeout`), without otherwise changing how it ends:
+ * Flushes telemetry (and what goes `alongside` it: the state store) when the process ends,
+ * waiting at most `timeoutMs` (`svc.telemetry.shutdown-timeout`), and for telemetry no longer once
+ * it is `undeliverable`, without otherwise changing how it ends:
  * - natural end (`beforeExit`): shut the SDK down, which exports what is queued. If that has not
- *   finished within the bound, the process is ended with `process.exit()`, whose exit code is
+ *   finished when the wait ends, the process is ended with `process.exit()`, whose exit code is
  *   `process.exitCode` as at a natural end: with a collector down, the OTLP exporters retry for
  *   up to `OTEL_EXPORTER_OTLP_TIMEOUT` (10 s by default) on timers that keep the process alive;
  * - SIGTERM / SIGINT: flush (bounded); if the app has no handler of its own for that signal,
@@ -21,12 +22,19 @@ export interface Flushable {
 export interface ShutdownHookOptions {
   /** The longest the end of the process waits for telemetry. */
   readonly timeoutMs: number;
+  /** Resolves once the telemetry being flushed cannot be delivered: the end stops waiting for it. */
+  readonly undeliverable?: () => Promise<void>;
+  /** Flushed and shut down with telemetry, and waited for within the bound even when telemetry is not. */
+  readonly alongside?: Flushable;
   /** Runs when the process is about to end (for the last report); must not throw. */
   readonly onEnd?: () => void;
 }
 
-/** True when `work` settled (either way) within `timeoutMs`; the timer never keeps the process alive. */
-export function settledWithin(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+/**
+ * True when `work` settled (either way) within `timeoutMs`, false when the time ran out or
+ * `stopWaiting` resolved first; the timer never keeps the process alive.
+ */
+export function settledWithin(work: Promise<unknown>, timeoutMs: number, stopWaiting?: Promise<unknown>): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), timeoutMs);
     timer.unref();
@@ -35,16 +43,25 @@ export function settledWithin(work: Promise<unknown>, timeoutMs: number): Promis
       resolve(true);
     };
     work.then(settled, settled);
+    void stopWaiting?.then(() => {
+      clearTimeout(timer);
+      resolve(false);
+    });
   });
 }
 
 export function installShutdownHooks(telemetry: Flushable, options: ShutdownHookOptions): () => void {
-  const { timeoutMs } = options;
+  const { timeoutMs, alongside } = options;
   const onEnd = (): void => options.onEnd?.();
+  /** True when both finished within the wait. */
+  const waitForEnd = async (telemetryWork: Promise<void>, alongsideWork: Promise<void> = Promise.resolve()): Promise<boolean> => {
+    const [telemetryDone, alongsideDone] = await Promise.all([settledWithin(telemetryWork, timeoutMs, options.undeliverable?.()), settledWithin(alongsideWork, timeoutMs)]);
+    return telemetryDone && alongsideDone;
+  };
 
   const onBeforeExit = (): void => {
-    void settledWithin(telemetry.shutdown(), timeoutMs).then((settled) => {
-      if (!settled) process.exit();
+    void waitForEnd(telemetry.shutdown(), alongside?.shutdown()).then((finished) => {
+      if (!finished) process.exit();
     });
   };
   process.once('beforeExit', onBeforeExit);
@@ -53,7 +70,7 @@ export function installShutdownHooks(telemetry: Flushable, options: ShutdownHook
   const handlers = SIGNALS.map((signal) => {
     const handler = (): void => {
       const appHandles = process.listenerCount(signal) > 1;
-      void settledWithin(telemetry.forceFlush(), timeoutMs).then(() => {
+      void waitForEnd(telemetry.forceFlush(), alongside?.forceFlush()).then(() => {
         if (appHandles) return;
         process.removeListener(signal, handler);
         process.removeListener('exit', onEnd);

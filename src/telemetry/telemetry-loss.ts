@@ -1,10 +1,13 @@
 /**
  * Telemetry the exporters could not deliver, reported so that an operator learns it is lost:
- * - the first failed export of each signal at once, naming the endpoint and the error;
+ * - the first failure of each signal at once, naming the endpoint and the error: a failed attempt
+ *   that the exporter will retry (export-attempts.ts) or a failed export, whichever comes first;
  * - then, every report interval, what was lost since the last report, per signal and endpoint:
  *   failed batches and their items, items dropped because the processor's queue was full; nothing
  *   when nothing was lost;
  * - and once more when the process ends, with the items still being exported then.
+ * An item counts as lost when its export's result is a failure, never for a failed attempt.
+ * An endpoint that refused everything so far is not waited for when the process ends (`undeliverable`).
  * Counting happens once per exported batch (in the exporter's result callback) and once per
  * dropped item, never per delivered span or log record.
  */
@@ -33,7 +36,15 @@ function errorText(error: unknown): string {
   return printable(text, MAX_ERROR_LENGTH);
 }
 
-/** What one signal lost on its way to one endpoint. The exporter wrapper and the drop counter call it. */
+/** What a tally tells the `TelemetryLoss` it belongs to. */
+interface TallyEvents {
+  /** Reported when it is the signal's first. */
+  failure(tally: ExportTally, error: string): void;
+  /** The items in flight or the delivery record changed. */
+  changed(): void;
+}
+
+/** What one signal lost on its way to one endpoint. The exporter wrapper, the attempt watcher and the drop counter call it. */
 export class ExportTally {
   private batches = 0;
   private failedBatches = 0;
@@ -41,13 +52,23 @@ export class ExportTally {
   private droppedItems = 0;
   private inFlightItems = 0;
   private lastError = '';
+  private delivered = false;
+  private failed = false;
 
   constructor(
     readonly signal: TelemetrySignal,
     readonly endpoint: string,
-    /** True when it reported this failure itself (the signal's first), so it is not counted again. */
-    private readonly firstFailure: (tally: ExportTally, items: number, error: string) => boolean,
+    private readonly events: TallyEvents,
   ) {}
+
+  /** An attempt failed, and nothing was ever delivered. */
+  get refusedEverything(): boolean {
+    return this.failed && !this.delivered;
+  }
+
+  get exporting(): boolean {
+    return this.inFlightItems > 0;
+  }
 
   exportStarted(items: number): void {
     this.inFlightItems += items;
@@ -56,16 +77,28 @@ export class ExportTally {
   exportSucceeded(items: number): void {
     this.inFlightItems -= items;
     this.batches++;
+    this.delivered = true;
+    this.events.changed();
   }
 
   exportFailed(items: number, error: unknown): void {
     this.inFlightItems -= items;
-    const text = errorText(error);
-    if (this.firstFailure(this, items, text)) return;
     this.batches++;
     this.failedBatches++;
     this.failedItems += items;
-    this.lastError = text;
+    this.lastError = errorText(error);
+    this.recordFailure(this.lastError);
+  }
+
+  /** One attempt failed; the exporter may retry it, so nothing is counted as lost. */
+  attemptFailed(error: unknown): void {
+    this.recordFailure(errorText(error));
+  }
+
+  private recordFailure(error: string): void {
+    this.failed = true;
+    this.events.failure(this, error);
+    this.events.changed();
   }
 
   /** Items the processor dropped because its queue was full. */
@@ -106,19 +139,38 @@ export interface TelemetryLossOptions {
 }
 
 export class TelemetryLoss {
-  private readonly tallies: ExportTally[] = [];
+  private readonly allTallies: ExportTally[] = [];
   private readonly reportedSignals = new Set<TelemetrySignal>();
+  private readonly undeliverableWaiters: (() => void)[] = [];
   private since: number;
 
   constructor(private readonly options: TelemetryLossOptions) {
     this.since = options.clock.now();
   }
 
+  get tallies(): readonly ExportTally[] {
+    return this.allTallies;
+  }
+
   /** The tally for `signal` sent to `endpoint` (an OTLP URL without credentials). */
   tally(signal: TelemetrySignal, endpoint: string): ExportTally {
-    const tally = new ExportTally(signal, endpoint, (t, items, error) => this.firstFailure(t, items, error));
-    this.tallies.push(tally);
+    const tally = new ExportTally(signal, endpoint, {
+      failure: (t, error) => this.firstFailure(t, error),
+      changed: () => this.resolveIfUndeliverable(),
+    });
+    this.allTallies.push(tally);
     return tally;
+  }
+
+  /**
+   * Resolves once what is being exported cannot be delivered: an endpoint refused everything so
+   * far, and no other endpoint has items in flight. The end of the process stops waiting then.
+   */
+  undeliverable(): Promise<void> {
+    return new Promise((resolve) => {
+      this.undeliverableWaiters.push(resolve);
+      this.resolveIfUndeliverable();
+    });
   }
 
   /** Reports what was lost since the last report; nothing when nothing was. */
@@ -136,19 +188,23 @@ export class TelemetryLoss {
     return schedule(() => this.reportCounts(), this.options.reportIntervalMs);
   }
 
-  private firstFailure(tally: ExportTally, items: number, error: string): boolean {
-    if (this.reportedSignals.has(tally.signal)) return false;
+  private firstFailure(tally: ExportTally, error: string): void {
+    if (this.reportedSignals.has(tally.signal)) return;
     this.reportedSignals.add(tally.signal);
-    this.emit(
-      `${tally.signal} export to ${tally.endpoint} failed: ${error} (${itemCount(tally.signal, items)} lost); ` +
-        `further failures are counted and reported every ${describeDuration(this.options.reportIntervalMs)}`,
-    );
-    return true;
+    this.emit(`${tally.signal} export to ${tally.endpoint} failed: ${error}; what is lost is counted and reported every ${describeDuration(this.options.reportIntervalMs)}`);
+  }
+
+  private resolveIfUndeliverable(): void {
+    if (this.undeliverableWaiters.length === 0) return;
+    const refused = this.allTallies.some((t) => t.refusedEverything);
+    const deliverable = this.allTallies.some((t) => t.exporting && !t.refusedEverything);
+    if (!refused || deliverable) return;
+    for (const resolve of this.undeliverableWaiters.splice(0)) resolve();
   }
 
   private reportSince(ending: boolean): void {
     const now = this.options.clock.now();
-    const summaries = this.tallies.map((t) => t.takeSummary(ending)).filter((s): s is string => s !== undefined);
+    const summaries = this.allTallies.map((t) => t.takeSummary(ending)).filter((s): s is string => s !== undefined);
     const period = describeDuration(now - this.since);
     this.since = now;
     if (summaries.length > 0) this.emit(`telemetry lost in the last ${period}${ending ? ' (the process is ending)' : ''}: ${summaries.join('; ')}`);

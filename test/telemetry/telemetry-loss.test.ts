@@ -1,5 +1,7 @@
 /**
- * Telemetry loss in-process: the first failure of each signal at once, the periodic count with an
+ * Telemetry loss in-process: the first failure of each signal at once (a failed attempt or a failed
+ * export), an item counted as lost only by its export's result, when the end stops waiting for
+ * an endpoint (it refused everything so far), the periodic count with an
  * injected clock and schedule (nothing when nothing failed), the exporter wrapper, queue drops seen
  * through a real BatchSpanProcessor, the endpoint named without credentials, and the shutdown key.
  */
@@ -38,13 +40,13 @@ function harness() {
 }
 
 describe('TelemetryLoss', () => {
-  it('reports the first failure of each signal at once, naming the endpoint, the error and the items', () => {
+  it('reports the first failure of each signal at once, naming the endpoint and the error, and counts every lost item once', () => {
     const { loss, lines } = harness();
     const traces = loss.tally('traces', TRACES);
     const logs = loss.tally('logs', LOGS);
     traces.exportStarted(12);
     traces.exportFailed(12, new Error('connect ECONNREFUSED 10.0.0.7:4318'));
-    expect(lines).toEqual([`traces export to ${TRACES} failed: connect ECONNREFUSED 10.0.0.7:4318 (12 spans lost); further failures are counted and reported every 5 min`]);
+    expect(lines).toEqual([`traces export to ${TRACES} failed: connect ECONNREFUSED 10.0.0.7:4318; what is lost is counted and reported every 5 min`]);
     for (let i = 0; i < 20; i++) {
       traces.exportStarted(3);
       traces.exportFailed(3, new Error('connect ECONNREFUSED 10.0.0.7:4318'));
@@ -52,7 +54,30 @@ describe('TelemetryLoss', () => {
     logs.exportStarted(1);
     logs.exportFailed(1, undefined);
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toBe(`logs export to ${LOGS} failed: unknown error (1 log record lost); further failures are counted and reported every 5 min`);
+    expect(lines[1]).toBe(`logs export to ${LOGS} failed: unknown error; what is lost is counted and reported every 5 min`);
+    loss.reportCounts();
+    expect(lines[2]).toBe(
+      `telemetry lost in the last 0 ms: traces to ${TRACES}: 21 of 21 batches failed (72 spans, last error: connect ECONNREFUSED 10.0.0.7:4318); ` +
+        `logs to ${LOGS}: 1 of 1 batches failed (1 log record, last error: unknown error)`,
+    );
+  });
+
+  it('reports a failed attempt at once without counting it: the export it belongs to is counted by its result', () => {
+    const { loss, lines } = harness();
+    const traces = loss.tally('traces', TRACES);
+    traces.exportStarted(12);
+    traces.attemptFailed(new Error('connect ECONNREFUSED 10.0.0.7:4318'));
+    traces.attemptFailed('HTTP 503 Service Unavailable');
+    expect(lines).toEqual([`traces export to ${TRACES} failed: connect ECONNREFUSED 10.0.0.7:4318; what is lost is counted and reported every 5 min`]);
+    loss.reportCounts();
+    expect(lines).toHaveLength(1);
+    // a retry delivered it
+    traces.exportSucceeded(12);
+    traces.exportStarted(5);
+    traces.attemptFailed('HTTP 503 Service Unavailable');
+    traces.exportFailed(5, new Error('Export failed with retryable status'));
+    loss.reportAtEnd();
+    expect(lines[1]).toBe(`telemetry lost in the last 0 ms (the process is ending): traces to ${TRACES}: 1 of 2 batches failed (5 spans, last error: Export failed with retryable status)`);
   });
 
   it('counts failures every interval since the last report, and reports nothing when nothing failed', () => {
@@ -69,26 +94,27 @@ describe('TelemetryLoss', () => {
     tick();
     expect(lines).toEqual([]);
 
-    batch(traces, 5, new Error('Service Unavailable'));
-    lines.length = 0;
     batch(traces, 10);
     batch(traces, 7, new Error('Export failed with retryable status'));
     batch(traces, 8, new Error('Export failed with retryable status'));
     traces.dropped(40);
     batch(logs, 4);
     tick();
-    expect(lines).toEqual([`telemetry lost in the last 5 min: traces to ${TRACES}: 2 of 3 batches failed (15 spans, last error: Export failed with retryable status), 40 spans dropped (queue full)`]);
+    expect(lines).toEqual([
+      `traces export to ${TRACES} failed: Export failed with retryable status; what is lost is counted and reported every 5 min`,
+      `telemetry lost in the last 5 min: traces to ${TRACES}: 2 of 3 batches failed (15 spans, last error: Export failed with retryable status), 40 spans dropped (queue full)`,
+    ]);
 
     batch(traces, 3);
     tick();
-    expect(lines).toHaveLength(1);
+    expect(lines).toHaveLength(2);
 
     batch(logs, 2, new Error(`${'x'.repeat(300)}\n  at stack`));
     batch(logs, 1, new Error('Service Unavailable'));
     tick();
-    expect(lines.slice(1)).toEqual([
-      `logs export to ${LOGS} failed: ${'x'.repeat(200)}… (309 characters, cut) (2 log records lost); further failures are counted and reported every 5 min`,
-      `telemetry lost in the last 5 min: logs to ${LOGS}: 1 of 1 batches failed (1 log record, last error: Service Unavailable)`,
+    expect(lines.slice(2)).toEqual([
+      `logs export to ${LOGS} failed: ${'x'.repeat(200)}… (309 characters, cut); what is lost is counted and reported every 5 min`,
+      `telemetry lost in the last 5 min: logs to ${LOGS}: 2 of 2 batches failed (3 log records, last error: Service Unavailable)`,
     ]);
   });
 
@@ -121,6 +147,46 @@ describe('TelemetryLoss', () => {
   });
 });
 
+describe('TelemetryLoss.undeliverable', () => {
+  /** Whether `promise` has resolved once pending callbacks ran. */
+  async function resolved(promise: Promise<void>): Promise<boolean> {
+    let done = false;
+    void promise.then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  }
+
+  it('resolves once an endpoint refused every export so far and no other endpoint has items in flight', async () => {
+    const { loss } = harness();
+    const traces = loss.tally('traces', TRACES);
+    const logs = loss.tally('logs', LOGS);
+    const undeliverable = loss.undeliverable();
+    traces.exportStarted(3);
+    logs.exportStarted(1);
+    expect(await resolved(undeliverable)).toBe(false);
+    traces.attemptFailed(new Error('connect ECONNREFUSED 10.0.0.7:4318'));
+    // the logs endpoint may still deliver
+    expect(await resolved(undeliverable)).toBe(false);
+    logs.exportSucceeded(1);
+    expect(await resolved(undeliverable)).toBe(true);
+    // asked again: at once
+    expect(await resolved(loss.undeliverable())).toBe(true);
+  });
+
+  it('never for an endpoint that delivered before, nor before any failure', async () => {
+    const { loss } = harness();
+    const traces = loss.tally('traces', TRACES);
+    expect(await resolved(loss.undeliverable())).toBe(false);
+    traces.exportStarted(1);
+    traces.exportSucceeded(1);
+    traces.exportStarted(2);
+    traces.attemptFailed('HTTP 503 Service Unavailable');
+    traces.exportFailed(2, new Error('Export failed with retryable status'));
+    traces.exportStarted(4);
+    expect(await resolved(loss.undeliverable())).toBe(false);
+  });
+});
+
 describe('CountingExporter', () => {
   class ScriptedExporter implements BatchExporter<string> {
     results: ExportResult[] = [];
@@ -146,14 +212,14 @@ describe('CountingExporter', () => {
     exporter.export(['c'], (r) => seen.push(r));
     exporter.export(['d', 'e', 'f'], (r) => seen.push(r));
     expect(seen).toEqual([{ code: ExportResultCode.SUCCESS }, failure, failure]);
-    expect(lines[0]).toContain('failed: Service Unavailable (1 span lost)');
+    expect(lines[0]).toContain('failed: Service Unavailable;');
 
     inner.throws = true;
     expect(() => exporter.export(['g'], () => {})).toThrow('serializer broke');
     inner.throws = false;
     exporter.export(['h', 'i'], () => {});
     loss.reportAtEnd();
-    expect(lines[1]).toMatch(/traces to .*: 2 of 3 batches failed \(4 spans, last error: serializer broke\), 2 spans still being exported$/);
+    expect(lines[1]).toMatch(/traces to .*: 3 of 4 batches failed \(5 spans, last error: serializer broke\), 2 spans still being exported$/);
   });
 });
 
