@@ -45,8 +45,12 @@ function partOfFrame({ url, functionName }) {
   return url.startsWith(SVC_DIST) ? "svc's processor" : 'app and framework';
 }
 
-/** Microseconds of CPU per part (idle time and the profiler's own calls left out) in the profile written to `file`. */
-export function cpuByPart(file) {
+/**
+ * Microseconds of CPU per part (idle time and the profiler's own calls left out) in the profile
+ * written to `file`, from `skipMs` after it began (the first moments of a profile run code the
+ * profiler has just made V8 recompile).
+ */
+export function cpuByPart(file, skipMs = 0) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
@@ -60,9 +64,13 @@ export function cpuByPart(file) {
     return part;
   };
   const micros = Object.fromEntries(PARTS.map((part) => [part, 0]));
+  let elapsed = 0;
   profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    elapsed += delta;
+    if (elapsed < skipMs * 1000) return;
     const part = partOf(id);
-    if (part !== 'not counted') micros[part] += profile.timeDeltas[i] ?? 0;
+    if (part !== 'not counted') micros[part] += delta;
   });
   return micros;
 }

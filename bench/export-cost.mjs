@@ -104,7 +104,7 @@ modes.forEach((mode, i) => {
 const NO_COLLECTOR_RUNS = 5;
 const LOAD_RATE = 2000;
 const LOAD_SECONDS = 20;
-const BARE_SERVER = `require('node:http').createServer((req, res) => res.end('ok')).listen(0, '127.0.0.1', function () { say('LISTENING ' + this.address().port); });`;
+const BARE_SERVER = `require('node:http').createServer((req, res) => res.end('ok')).listen(0, '127.0.0.1', function () { console.log('LISTENING ' + this.address().port); });`;
 
 const stateDir = mkdtempSync(join(tmpdir(), 'export-cost-'));
 const svcEnv = (endpoint) => ({

@@ -36,7 +36,9 @@ import { machine, table, writeSection } from './performance-doc.mjs';
 const ROUNDS = Number(process.env.BENCH_FRAMEWORK_ROUNDS ?? 3);
 const CYCLES = Number(process.env.BENCH_FRAMEWORK_CYCLES ?? 2);
 const SLICE_SECONDS = Number(process.env.BENCH_FRAMEWORK_SLICE_SECONDS ?? 2);
-const PROFILE_SECONDS = 3;
+const PROFILE_SECONDS = 6;
+/** The first seconds of a profile are left out: V8 recompiles what the profiler just started to watch. */
+const PROFILE_SKIP_SECONDS = 2;
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = 16;
 const RATE = Number(process.env.BENCH_FRAMEWORK_RATE ?? 1000);
@@ -104,11 +106,14 @@ const ask = (server, message) =>
 
 async function profiledSlice(slot, server, round) {
   const file = join(profileDir, `${slot.framework}-${slot.variant.key}-${round}.cpuprofile`);
-  const started = await ask(server, 'profile-start');
-  await load(server.port, PROFILE_SECONDS);
+  await ask(server, 'profile-start');
+  const running = load(server.port, PROFILE_SECONDS);
+  await sleep(PROFILE_SKIP_SECONDS * 1000);
+  const counted = await stats(server);
+  await running;
   const stopped = await ask(server, { profile: file });
-  const requests = stopped.requests - started.requests;
-  slot.profiles.push(Object.fromEntries(Object.entries(cpuByPart(file)).map(([part, micros]) => [part, micros / requests])));
+  const requests = stopped.requests - counted.requests;
+  slot.profiles.push(Object.fromEntries(Object.entries(cpuByPart(file, PROFILE_SKIP_SECONDS * 1000)).map(([part, micros]) => [part, micros / requests])));
 }
 
 const begun = Date.now();
@@ -175,7 +180,7 @@ const document = `## Cost by framework (bench/performance.mjs)
 - Measured: ${machine()}.
 - App: \`bench/framework-app.cjs\`, GET ${PATHS.join(', ')} in turn at ${RATE} requests/s over ${CONNECTIONS} connections.
 - Variants: plain (no instrumentation); OTel (\`--import @opentelemetry/auto-instrumentations-node/register\`); svc (\`--import @svc/register\`, default instrumentations, tool server listening, no agent); svc+all (svc with \`svc.telemetry.instrumentations: all\`, OTel's register's set). Traces and logs over OTLP/HTTP protobuf to one discarding sink.
-- ${ROUNDS} rounds of fresh servers, each ${CYCLES} cycles of ${SLICE_SECONDS} s slices per server after ${WARMUP_SECONDS} s of warm-up, then one ${PROFILE_SECONDS} s profiled slice (${((Date.now() - begun) / 1000).toFixed(0)} s in all).
+- ${ROUNDS} rounds of fresh servers, each ${CYCLES} cycles of ${SLICE_SECONDS} s slices per server after ${WARMUP_SECONDS} s of warm-up, then one ${PROFILE_SECONDS} s profiled slice, its first ${PROFILE_SKIP_SECONDS} s left out (${((Date.now() - begun) / 1000).toFixed(0)} s in all).
 
 ### CPU per request
 
@@ -185,7 +190,7 @@ ${cpuTable}
 
 ### Where the CPU goes
 
-From a CPU profile of each server over ${PROFILE_SECONDS} s of the same load, median over rounds (bench/cpu-profile.mjs: each sample charged to the innermost frame of a known part; Node's own frames to the part that called them). The profiler's own cost is included, so totals exceed the figures above.
+From a CPU profile of each server over the last ${PROFILE_SECONDS - PROFILE_SKIP_SECONDS} s of ${PROFILE_SECONDS} s of the same load, median over rounds (bench/cpu-profile.mjs: each sample charged to the innermost frame of a known part; Node's own frames to the part that called them). The profiler's own cost is included, so totals exceed the figures above.
 
 ${breakdownTables.join('\n\n')}
 

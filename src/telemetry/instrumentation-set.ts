@@ -151,51 +151,52 @@ export function packageOf(specifier: string): string | undefined {
 }
 
 export interface InstrumentationSet {
-  /** The chosen names, for `svc check` and the tests. */
-  readonly chosen: readonly InstrumentationName[];
   /** Instrumentations of Node's built-ins, for the SDK to enable at start. */
   readonly atStart: Instrumentation[];
   /** Starts setting up the others as the app resolves their packages; `enable` registers one with the SDK's providers. */
   watch(enable: (instrumentation: Instrumentation) => void): void;
-  /** The instrumentations set up so far (built-ins included). */
-  readonly active: ReadonlySet<InstrumentationName>;
 }
 
 export function instrumentationSet(choice: InstrumentationChoice): InstrumentationSet {
   const chosen = chosenInstrumentations(choice);
   const lean = !choice.configured.includes('all') && !choice.middlewareSpans;
   const active = new Set<InstrumentationName>();
-  const atStart = chosen
-    .filter((name) => CATALOG[name].packages.length === 0)
-    .map((name) => {
+  /** The instrumentation, or undefined when it failed to load (reported: the app goes on without it). */
+  const setUp = (name: InstrumentationName): Instrumentation | undefined => {
+    try {
+      const instrumentation = instantiate(name, optionsOf(name, choice, lean, active));
       active.add(name);
-      return instantiate(name, optionsOf(name, choice, lean, active));
-    });
+      return instrumentation;
+    } catch (error) {
+      choice.onFailure?.(name, error);
+      return undefined;
+    }
+  };
+  const atStart = chosen.filter((name) => CATALOG[name].packages.length === 0).flatMap((name) => setUp(name) ?? []);
   const waiting = new Map<string, InstrumentationName>();
   for (const name of chosen) for (const pkg of CATALOG[name].packages) waiting.set(pkg, name);
+  const enableWith = (enable: (instrumentation: Instrumentation) => void, name: InstrumentationName): void => {
+    for (const pkg of CATALOG[name].packages) waiting.delete(pkg);
+    const instrumentation = setUp(name);
+    try {
+      if (instrumentation) enable(instrumentation);
+    } catch (error) {
+      choice.onFailure?.(name, error);
+    }
+  };
   return {
-    chosen,
     atStart,
-    active,
     watch(enable) {
       if (waiting.size === 0) return;
       // Node before 22.15 has no module hooks in the application's thread: set everything up now.
       if (typeof nodeModule.registerHooks !== 'function') {
-        for (const name of new Set(waiting.values())) enable(instantiate(name, optionsOf(name, choice, lean, active)));
+        for (const name of new Set(waiting.values())) enableWith(enable, name);
         return;
       }
       nodeModule.registerHooks({
         resolve(specifier, context, nextResolve) {
           const name = waiting.size > 0 ? waiting.get(packageOf(specifier) ?? '') : undefined;
-          if (name !== undefined) {
-            for (const pkg of CATALOG[name].packages) waiting.delete(pkg);
-            try {
-              enable(instantiate(name, optionsOf(name, choice, lean, active)));
-              active.add(name);
-            } catch (error) {
-              choice.onFailure?.(name, error);
-            }
-          }
+          if (name !== undefined) enableWith(enable, name);
           return nextResolve(specifier, context);
         },
       });
