@@ -54,21 +54,30 @@ function traceOf(spans: readonly ReceivedSpan[]): Trace {
   };
 }
 
-async function run(service: string, preload: string, env: Record<string, string> = {}): Promise<{ traces: Map<string, Trace>; app: FixtureApp }> {
+interface App {
+  readonly script: string;
+  readonly args?: string[];
+  readonly paths: readonly string[];
+}
+
+const SPAN_TREE_APP: App = { script: join(ROOT, 'fixtures', 'frameworks', 'span-tree.cjs'), paths: PATHS };
+
+async function run(service: string, preload: string, env: Record<string, string> = {}, { script, args, paths }: App = SPAN_TREE_APP): Promise<{ traces: Map<string, Trace>; app: FixtureApp }> {
   const app = await startFixture({
-    script: 'span-tree.cjs',
+    script,
+    args,
     cwd: join(ROOT, 'fixtures', 'frameworks'),
     otlpEndpoint: endpoint,
     preload,
     env: { OTEL_SERVICE_NAME: service, UPSTREAM_URL: upstreamUrl, ...env },
   });
   try {
-    for (const path of PATHS) await (await app.get(path)).arrayBuffer();
+    for (const path of paths) await (await app.get(path)).arrayBuffer();
     // A request's spans end before its server span, so they are exported with it or before it.
     const mine = (): ReceivedSpan[] => receiver.spans.filter((s) => s.resource['service.name'] === service);
-    await receiver.waitFor(() => mine().filter((s) => s.kind === SPAN_KIND.SERVER).length >= PATHS.length);
+    await receiver.waitFor(() => mine().filter((s) => s.kind === SPAN_KIND.SERVER).length >= paths.length);
     const traces = new Map<string, Trace>();
-    for (const path of PATHS) {
+    for (const path of paths) {
       const server = mine().find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === path);
       if (!server) throw new Error(`${service}: no server span for ${path}`);
       traces.set(path, traceOf(mine().filter((s) => s.traceId === server.traceId)));
@@ -108,13 +117,8 @@ describe('the span tree of svc default instrumentations against OpenTelemetry re
   });
 
   it('leaves out the spans of middleware layers, of the router package and of TCP connections, and only those', () => {
-    const leftOut = PATHS.flatMap((path) => {
-      const kept = svc.get(path)!.spans.map((s) => s.name);
-      return otel.get(path)!.spans.filter((s) => !kept.includes(s.name));
-    });
-    const described = [...new Set(leftOut.map((s) => `${s.scope}: ${s.name}${s.expressType ? ` (${s.expressType})` : ''}`))].sort();
     // Express 5 routes through the `router` package, whose own instrumentation repeats Express's layers.
-    expect(described).toEqual([
+    expect(leftOut(otel, svc)).toEqual([
       'express: middleware - <anonymous> (middleware)',
       'express: middleware - jsonParser (middleware)',
       'net: tcp.connect',
@@ -128,6 +132,48 @@ describe('the span tree of svc default instrumentations against OpenTelemetry re
   it('loads the instrumentations of what the app loads, and no other', () => {
     // redis, pg's siblings and the rest are installed beside the app (svc's own dependencies and dev dependencies) but never loaded.
     expect(/INSTRUMENTATIONS (\S*)/.exec(svcApp.stdout())?.[1]).toBe('express,http,undici');
+  });
+});
+
+/** The spans of OpenTelemetry's traces with no span of the same name in svc's, described. */
+function leftOut(otel: Map<string, Trace>, svc: Map<string, Trace>): string[] {
+  const spans = [...otel.keys()].flatMap((path) => {
+    const kept = svc.get(path)!.spans.map((s) => s.name);
+    return otel.get(path)!.spans.filter((s) => !kept.includes(s.name));
+  });
+  return [...new Set(spans.map((s) => `${s.scope}: ${s.name}${s.expressType ? ` (${s.expressType})` : ''}`))].sort();
+}
+
+describe.each([
+  ['koa', ['koa: middleware - anonymous']],
+  [
+    'nestjs',
+    [
+      'express: middleware - <anonymous> (middleware)',
+      'express: middleware - jsonParser (middleware)',
+      'express: middleware - urlencodedParser (middleware)',
+      'express: request handler (request_handler)',
+      'router: middleware - patched',
+      'router: request handler - /users/:id',
+      'router: request handler - /users/:id/orders/:orderId',
+    ],
+  ],
+  ['http', []],
+])('%s (bench/framework-app.cjs): the same server spans', (framework, expectedLeftOut) => {
+  const app: App = { script: join(ROOT, 'bench', 'framework-app.cjs'), args: [framework], paths: ['/users/42', '/users/42/orders/7', '/no/such/route'] };
+  let otel: Map<string, Trace>;
+  let svc: Map<string, Trace>;
+
+  beforeAll(async () => {
+    [{ traces: otel }, { traces: svc }] = await Promise.all([
+      run(`span-tree-otel-${framework}`, '@opentelemetry/auto-instrumentations-node/register', {}, app),
+      run(`span-tree-svc-${framework}`, join(ROOT, 'register.mjs'), {}, app),
+    ]);
+  }, 60_000);
+
+  it('names, routes and statuses as OpenTelemetry register, and leaves out only what is listed', () => {
+    for (const path of app.paths) expect(svc.get(path)!.server).toEqual(otel.get(path)!.server);
+    expect(leftOut(otel, svc)).toEqual(expectedLeftOut);
   });
 });
 
