@@ -17,6 +17,7 @@
 import * as nodeModule from 'node:module';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { INSTRUMENTATION_NAMES, type InstrumentationName } from '../enums.js';
+import { ExpressExceptionInstrumentation } from './express-exceptions.js';
 import { loadPackage } from './load-package.js';
 
 interface Entry {
@@ -120,14 +121,13 @@ export function chosenInstrumentations(choice: SetChoice): InstrumentationName[]
 }
 
 /** svc's options for an instrumentation; `all` keeps OpenTelemetry's own. */
-function optionsOf(name: InstrumentationName, choice: InstrumentationChoice, lean: boolean, active: ReadonlySet<InstrumentationName>): object {
+function optionsOf(name: InstrumentationName, choice: InstrumentationChoice, lean: boolean): object {
   switch (name) {
     case 'http':
       return { ignoreIncomingRequestHook: (request: { socket?: { localPort?: number } }) => choice.isOwnPort(request.socket?.localPort ?? -1) };
-    // The route handler's span stays: it carries the exception the handler threw (under NestJS,
-    // whose own handler span carries it, that span would repeat it).
+    // No span per layer: the exception a handler throws is recorded on the server span (express-exceptions.ts).
     case 'express':
-      return lean ? { ignoreLayersType: active.has('nestjs-core') ? ['middleware', 'router', 'request_handler'] : ['middleware', 'router'] } : {};
+      return lean ? { ignoreLayersType: ['middleware', 'router', 'request_handler'] } : {};
     case 'koa':
       return lean ? { ignoreLayersType: ['middleware'] } : {};
     case 'graphql':
@@ -141,6 +141,12 @@ function instantiate(name: InstrumentationName, options: object): Instrumentatio
   const exports = loadPackage(`@opentelemetry/instrumentation-${name}`, '@opentelemetry/auto-instrumentations-node');
   const Class = Object.entries(exports).find(([key, value]) => key.endsWith('Instrumentation') && typeof value === 'function')?.[1] as new (options: object) => Instrumentation;
   return new Class(options);
+}
+
+/** An instrumentation with what svc's lean options need beside it. */
+function instantiateWithCompanions(name: InstrumentationName, options: object, lean: boolean): Instrumentation[] {
+  const instrumentation = instantiate(name, options);
+  return name === 'express' && lean ? [instrumentation, new ExpressExceptionInstrumentation()] : [instrumentation];
 }
 
 /** `express` for `express/lib/router`, `@nestjs/core` for `@nestjs/core/router`; undefined for relative, absolute and `node:` specifiers. */
@@ -160,26 +166,22 @@ export interface InstrumentationSet {
 export function instrumentationSet(choice: InstrumentationChoice): InstrumentationSet {
   const chosen = chosenInstrumentations(choice);
   const lean = !choice.configured.includes('all') && !choice.middlewareSpans;
-  const active = new Set<InstrumentationName>();
-  /** The instrumentation, or undefined when it failed to load (reported: the app goes on without it). */
-  const setUp = (name: InstrumentationName): Instrumentation | undefined => {
+  /** The instrumentations of `name`, none when it failed to load (reported: the app goes on without it). */
+  const setUp = (name: InstrumentationName): Instrumentation[] => {
     try {
-      const instrumentation = instantiate(name, optionsOf(name, choice, lean, active));
-      active.add(name);
-      return instrumentation;
+      return instantiateWithCompanions(name, optionsOf(name, choice, lean), lean);
     } catch (error) {
       choice.onFailure?.(name, error);
-      return undefined;
+      return [];
     }
   };
-  const atStart = chosen.filter((name) => CATALOG[name].packages.length === 0).flatMap((name) => setUp(name) ?? []);
+  const atStart = chosen.filter((name) => CATALOG[name].packages.length === 0).flatMap(setUp);
   const waiting = new Map<string, InstrumentationName>();
   for (const name of chosen) for (const pkg of CATALOG[name].packages) waiting.set(pkg, name);
   const enableWith = (enable: (instrumentation: Instrumentation) => void, name: InstrumentationName): void => {
     for (const pkg of CATALOG[name].packages) waiting.delete(pkg);
-    const instrumentation = setUp(name);
     try {
-      if (instrumentation) enable(instrumentation);
+      for (const instrumentation of setUp(name)) enable(instrumentation);
     } catch (error) {
       choice.onFailure?.(name, error);
     }

@@ -6,6 +6,7 @@
  * listed here. And svc loads the instrumentations of
  * what the app loads, and no other.
  */
+import { cpSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ interface Trace {
   server: { name: string; route: unknown; status: unknown; error: boolean };
   clients: string[];
   exceptions: unknown[];
+  /** Exception events in all, repeats included. */
+  exceptionEvents: number;
   /** Every span's name, instrumentation and Express layer type, for what one side leaves out. */
   spans: { name: string; scope: string; expressType: unknown }[];
 }
@@ -50,6 +53,7 @@ function traceOf(spans: readonly ReceivedSpan[]): Trace {
     clients: spans.filter((s) => s.kind === SPAN_KIND.CLIENT).map((s) => `${s.name} ${s.attributes['server.port'] === undefined ? '' : 'upstream'}`),
     // OpenTelemetry records an exception again on every layer span it passes through: the distinct ones.
     exceptions: [...new Set(spans.flatMap((s) => s.events.filter((e) => e.name === 'exception').map((e) => e.attributes['exception.message'])))],
+    exceptionEvents: spans.reduce((count, s) => count + s.events.filter((e) => e.name === 'exception').length, 0),
     spans: spans.map((s) => ({ name: s.name, scope: s.scope.replace('@opentelemetry/instrumentation-', ''), expressType: s.attributes['express.type'] })).sort((a, b) => a.name.localeCompare(b.name)),
   };
 }
@@ -121,6 +125,7 @@ describe('the span tree of svc default instrumentations against OpenTelemetry re
     expect(leftOut(otel, svc)).toEqual([
       'express: middleware - <anonymous> (middleware)',
       'express: middleware - jsonParser (middleware)',
+      'express: request handler (request_handler)',
       'net: tcp.connect',
       'router: middleware - patched',
       'router: request handler - /fail',
@@ -174,6 +179,27 @@ describe.each([
   it('names, routes and statuses as OpenTelemetry register, and leaves out only what is listed', () => {
     for (const path of app.paths) expect(svc.get(path)!.server).toEqual(otel.get(path)!.server);
     expect(leftOut(otel, svc)).toEqual(expectedLeftOut);
+  });
+});
+
+describe('exceptions without a span per Express layer', () => {
+  beforeAll(() => {
+    // The instrumentation knows Express by its package name; the dev dependency is named express4.
+    cpSync(join(ROOT, 'node_modules', 'express4'), join(ROOT, 'fixtures', 'frameworks', 'express4', 'node_modules', 'express'), { recursive: true, dereference: true });
+  });
+
+  it.each([
+    ['Express 5, an ES module app', 'express5.mjs'],
+    ['Express 4', 'express4/app.cjs'],
+  ])('%s: the exception a route throws is on the server span, recorded once', async (_name, script) => {
+    const app: App = { script: join(ROOT, 'fixtures', 'frameworks', script), paths: ['/fail', '/users/42'] };
+    const { traces } = await run(`span-tree-exceptions-${script}`, join(ROOT, 'register.mjs'), {}, app);
+    const failing = traces.get('/fail')!;
+    expect(failing.server).toMatchObject({ status: 500, error: true, route: '/fail' });
+    expect(failing.spans.map((s) => s.name)).toEqual(['GET /fail']);
+    expect(failing.exceptions).toEqual(['failing route']);
+    expect(failing.exceptionEvents).toBe(1);
+    expect(traces.get('/users/42')!.exceptionEvents).toBe(0);
   });
 });
 
