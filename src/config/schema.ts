@@ -56,7 +56,12 @@ export const SCHEMA: readonly KeySpec[] = [
     default: ['default'],
     doc: "OpenTelemetry instrumentations: default (server, HTTP client, database, cache, queue, RPC and log libraries), all (OpenTelemetry's register's set), or names; OTEL_NODE_ENABLED_INSTRUMENTATIONS replaces, OTEL_NODE_DISABLED_INSTRUMENTATIONS removes",
   },
-  { path: 'telemetry.middleware-spans', type: booleanType, default: false, doc: 'A span per Express layer (middleware, router, route handler) and per Koa middleware layer, as OpenTelemetry makes them' },
+  {
+    path: 'telemetry.middleware-spans',
+    type: booleanType,
+    default: false,
+    doc: 'A span per Express layer (middleware, router, route handler) and per Koa middleware layer, as OpenTelemetry makes them',
+  },
 
   { path: 'topology.team', type: stringType, default: '', doc: 'Owning team' },
   { path: 'topology.tier', type: enumType(TIERS), default: 'standard', doc: 'Criticality tier' },
