@@ -56,7 +56,7 @@ import type { ColdStart } from '../../analysis/pattern-matcher.js';
 import type { ReplicaInfo } from '../../fleet/fleet-view.js';
 import { callFor, cutField, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
-import { blocks, ColumnLines, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
+import { blocks, ColumnLines, duration, headerLine, isoTime, listSome, ms, multiple, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { format, page } from '../tool-params.js';
 import { fleetJson, replicaCells, replicaJson, replicaKind, replicaRank, withOutliers } from './fleet-lines.js';
@@ -170,11 +170,22 @@ function healthText(
         section('SLOs', sloLines!),
         agentLines && section(`AGENTS (${plural(agents.length, 'agent')}, last ${plural(WINDOW_MINUTES, 'minute')})`, agentLines),
         replicaLines && section(`REPLICAS (${plural(fleet!.replicas.length, 'replica')}, own status each)`, replicaLines, 'none read yet'),
-        section('REASONS', reasonLines!, 'none: everything within baseline'),
+        section('REASONS', reasonLines!, noReasons(operations)),
       );
     },
   );
   return text;
+}
+
+/**
+ * What an empty REASONS says: every operation within its baseline, or, while some are learning
+ * one, that those are judged only for an outage (docs/analysis.md "Baselines").
+ */
+function noReasons(operations: readonly OperationHealth[]): string {
+  const learning = operations.filter((op) => operationKind(op) === 'learning').map((op) => shownName(op.operation));
+  if (learning.length === 0) return 'none: everything within baseline';
+  const which = learning.length === operations.length ? 'no operation has a baseline yet' : `${plural(learning.length, 'operation')} still learning a baseline`;
+  return `none, but ${which} (${listSome(learning, 3)}): until one forms, only an outage is judged for ${learning.length === 1 ? 'it' : 'them'}`;
 }
 
 /**
