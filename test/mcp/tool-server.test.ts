@@ -131,6 +131,47 @@ describe.each(PROTOCOLS)('MCP %s', (protocol: Protocol) => {
       expect(shown.text).toContain(`Incident: ${incidentId}`);
     });
 
+    it('shares a session about an incident svc did not open, shown as external in every session view; malformed ids are refused saying what is accepted', async () => {
+      harness = await mcpHarness('', { protocol });
+      driveIncident(harness);
+      const triage = await harness.connect(TOKENS.triage);
+      const ops = await harness.connect(TOKENS.ops);
+      const created = await harness.call(triage, 'create_session', { incident_id: 'PD-4711' });
+      expect(created.isError ?? false, created.text).toBe(false);
+      expect(created.text).toContain('Incident: PD-4711 (external: not an incident svc opened)');
+      expect(created.structuredContent).toMatchObject({ incidentId: 'PD-4711', incidentSource: 'external' });
+      const sessionId = (created.structuredContent as { sessionId: string }).sessionId;
+      const joined = await harness.call(ops, 'add_session_entry', { session_id: sessionId, type: 'OBSERVATION', content: 'paged by the edge team' });
+      expect(joined.text).toContain(`ENTRY ADDED to ${sessionId} (#1, incident PD-4711 (external: not an incident svc opened))`);
+      const shown = await harness.call(ops, 'get_session', { session_id: sessionId });
+      expect(shown.text).toContain('Incident: PD-4711 (external: not an incident svc opened)');
+      const listed = await harness.call(ops, 'get_session', { session_id: 'SES-none' });
+      expect(listed.text).toContain(`${sessionId} (incident PD-4711 (external: not an incident svc opened))`);
+
+      // svc's own ids work as before, and are not marked external.
+      const incidentId = harness.services.incidents.openIncident('GET /orders/{id}')!.id;
+      const own = await harness.call(triage, 'create_session', { incident_id: incidentId });
+      expect(own.text).toMatch(new RegExp(`Incident: +${incidentId} \\(GET /orders/\\{id\\}, `));
+      expect(own.structuredContent).toMatchObject({ incidentId, incidentSource: 'svc' });
+      expect(own.text).not.toContain('external');
+
+      const accepted = 'accepted: an svc incident id (open incidents: ';
+      const rule = 'or an external one of 1 to 64 characters: letters, digits and . _ : # / -, starting with a letter or digit';
+      for (const [bad, why] of [
+        ['PD 4711', 'it holds a character outside the accepted ones'],
+        ['-rm', 'it holds a character outside the accepted ones'],
+        ['PD-4711\u202e', 'it holds a character outside the accepted ones'],
+        ['INC-20261122-zzzzz-0042', 'it has the form of an svc incident id, and svc holds no incident with it'],
+      ]) {
+        const refused = await harness.call(triage, 'create_session', { incident_id: bad! });
+        expect(refused.isError, bad).toBe(true);
+        expect(refused.text).toContain(`: ${why}; ${accepted}${incidentId} (GET /orders/{id})) ${rule}`);
+      }
+      const tooLong = await harness.call(triage, 'create_session', { incident_id: 'P'.repeat(65) });
+      expect(tooLong.isError).toBe(true);
+      expect(tooLong.text).toMatch(/incident_id.*64/);
+    });
+
     it('without tokens, loopback callers get the anonymous role (diagnostician by default)', async () => {
       harness = await mcpHarness('', { tokens: false, protocol });
       const anonymous = await harness.connect(undefined, { 'x-agent-name': 'local-cli' });
