@@ -9,6 +9,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ms } from '../../src/mcp/text-layout.js';
 import { driveIncident, mcpHarness, PROTOCOLS, type Protocol, TOKENS } from '../support/mcp-harness.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
@@ -279,6 +280,51 @@ describe.each(PROTOCOLS)('MCP %s', (protocol: Protocol) => {
       expect(verified.structuredContent).toMatchObject({ action, errorRateDelta: expect.any(Number) });
       expect((verified.structuredContent as { errorRateDelta: number }).errorRateDelta).toBeLessThan(0);
       expect(verified.text).toContain('Requests since:');
+    });
+  });
+
+  describe('verification of a service-wide action', () => {
+    it('reports the measured figures of the operations that were failing, before and after, as get_service_health showed them', async () => {
+      harness = await mcpHarness('', { protocol });
+      harness.clock.advance(120_000);
+      for (let i = 0; i < 100; i++) {
+        harness.request('/health', 1);
+        harness.request('/orders/:id', 40, i % 100 !== 0);
+        harness.clock.advance(200);
+      }
+      harness.services.remediation.registerAction({ name: 'rollback_release', description: 'Roll back to the previous release', handler: () => 'rolled back' });
+      const ops = await harness.connect(TOKENS.ops);
+      const health = (await harness.call(ops, 'get_service_health', { format: 'json' })).structuredContent as { operations: { name: string; errorRate: number; p50Ms: number }[] };
+      const failing = health.operations.find((o) => o.name === 'GET /orders/{id}')!;
+      expect(failing.errorRate).toBeCloseTo(0.99, 2);
+      expect((await harness.call(ops, 'execute_remediation', { action_name: 'rollback_release', reason: 'bad release' })).isError).toBeFalsy();
+      for (let i = 0; i < 40; i++) {
+        harness.request('/health', 1);
+        harness.request('/orders/:id', 2);
+        harness.clock.advance(1000);
+      }
+      const verified = await harness.call(ops, 'verify_remediation_effect', { action_name: 'rollback_release' });
+      expect(verified.text).toMatch(/Operation: +service-wide, measured on the 1 operation failing at the action: GET \/orders\/\{id\}\n/);
+      expect(verified.text).toContain(`(p50 ${ms(failing.p50Ms)} -> ${ms(2)})`);
+      expect(verified.text).toMatch(/Error rate delta: +-0\.9900 \(0\.9900 -> 0\.0000\)/);
+      expect(verified.text).toMatch(/Requests before: +100 in the 5 minutes before the action/);
+      expect(verified.text).toMatch(/Requests since: +40\n/);
+      expect(verified.structuredContent).toMatchObject({ scope: ['GET /orders/{id}'], requestsBefore: 100, requestsSince: 40 });
+      expect((verified.structuredContent as { errorRateDelta: number }).errorRateDelta).toBeCloseTo(-0.99, 4);
+    });
+
+    it('says a side had no requests instead of showing figures of 0', async () => {
+      harness = await mcpHarness('', { protocol });
+      driveIncident(harness);
+      const ops = await harness.connect(TOKENS.ops);
+      const action = 'enable_fallback:GET /orders/{id}';
+      await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'serve cached orders' });
+      harness.clock.advance(31_000);
+      const verified = await harness.call(ops, 'verify_remediation_effect', { action_name: action });
+      expect(verified.text).toMatch(/Latency delta: +not measured \(p50 \S+ -> no requests in the window\)/);
+      expect(verified.text).toMatch(/Error rate delta: +not measured \(0\.\d{4} -> no requests in the window\)/);
+      expect(verified.text).not.toMatch(/-> 0\.0ms|-> 0\.0000/);
+      expect(verified.structuredContent).toMatchObject({ latencyDeltaMs: null, errorRateDelta: null, requestsSince: 0 });
     });
   });
 
