@@ -32,7 +32,7 @@
  * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
  * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos[, agents] },
  *   nextPage: string | null, reasons: string[],
- *   operations: [{ name, requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
+ *   operations: [{ name, routeInferred (the name's route was inferred from paths), requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
  *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate: number | null,
  *                  sources: { p50, p99, errorRate: 'configured' | 'learned' | 'learning' | 'unjudged' }, learnedOverMs,
  *                  frozenSince, acceptAt: string | null } | null, baselineState: 'configured' | 'learned' | 'learning',
@@ -54,6 +54,7 @@ import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } fr
 import type { OperationBaseline } from '../../analysis/operation-baseline.js';
 import type { ColdStart } from '../../analysis/pattern-matcher.js';
 import type { ReplicaInfo } from '../../fleet/fleet-view.js';
+import { INFERRED_ROUTE, isInferredOperationName } from '../../operation-name.js';
 import { callFor, cutField, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { blocks, ColumnLines, duration, headerLine, isoTime, listSome, ms, multiple, percent, plural, section } from '../text-layout.js';
@@ -165,7 +166,7 @@ function healthText(
       const replicaLines = replicaListing && rest.shift();
       return blocks(
         headerLine(`SERVICE HEALTH: ${shownName(summary.service)}`, `STATUS: ${summary.status}`, summary.timestamp),
-        section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')})`, operationLines!),
+        section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')}${inferredNote(operations)})`, operationLines!),
         section('DEPENDENCIES', dependencyLines!),
         section('SLOs', sloLines!),
         agentLines && section(`AGENTS (${plural(agents.length, 'agent')}, last ${plural(WINDOW_MINUTES, 'minute')})`, agentLines),
@@ -175,6 +176,11 @@ function healthText(
     },
   );
   return text;
+}
+
+/** Said once in the OPERATIONS title when a listed name's route was inferred from paths. */
+function inferredNote(operations: readonly OperationHealth[]): string {
+  return operations.some((op) => isInferredOperationName(op.operation)) ? `; names with {param:<kind>}: ${INFERRED_ROUTE}` : '';
 }
 
 /**
@@ -326,6 +332,7 @@ function healthJson(
         ranks: operations.map((op) => rank(op.elevated)),
         items: operations.map((op) => ({
           name: op.operation,
+          routeInferred: isInferredOperationName(op.operation),
           requestCount: op.requestCount,
           errorRate: op.errorRate,
           p50Ms: op.p50,

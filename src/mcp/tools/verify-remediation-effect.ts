@@ -5,7 +5,7 @@
  */
 
 import { type HealthSnapshot, MAX_PENDING, type Verification } from '../../incidents/verification.js';
-import { shownName } from '../bounded-output.js';
+import { operationLabel, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { INPUT_LIMITS } from '../input-limits.js';
 import { fields, isoTime, listSome, ms, plural } from '../text-layout.js';
@@ -73,7 +73,7 @@ function signed(value: number | undefined, format: (v: number) => string): strin
 }
 
 function scopeText(verification: Extract<Verification, { state: 'verified' }>): string {
-  if (verification.operation !== undefined) return shownName(verification.operation);
+  if (verification.operation !== undefined) return operationLabel(verification.operation);
   if (verification.scope.length === 0) return 'service-wide: no operation had traffic at the action';
   const which = verification.before.errorRate > 0 ? 'failing' : 'with traffic';
   const names = listSome(
