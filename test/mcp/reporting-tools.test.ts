@@ -115,6 +115,7 @@ describe('get_service_health', () => {
     const orders = h.engine.health.getOperationHealth(ORDERS)!;
     expect(json.operations.find((o) => o.name === ORDERS)).toEqual({
       name: ORDERS,
+      routeInferred: false,
       requestCount: 100,
       errorRate: 0.2,
       p50Ms: orders.p50,
