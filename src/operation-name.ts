@@ -10,6 +10,17 @@ const HTTP_OPERATION = /^([A-Z_]+) (\/\S*)$/;
 /** `:name` (optionally `:name?`) where a parameter may start: after `/`, `-` or `.` (`/:from-:to`). */
 const COLON_PARAMETER = /(?<=[/.-]):(\w+)(\??)/g;
 
+/** A `{param:<kind>}` placeholder of a template inferred from paths (src/telemetry/route-inference.ts). */
+const INFERRED_PLACEHOLDER = /\{param:[a-z]+\}/;
+
+/** What every tool says of a name whose route was inferred from request paths. */
+export const INFERRED_ROUTE = 'route inferred from request paths, not named by a framework';
+
+/** Whether the name's route was inferred from paths: it holds a `{param:<kind>}` placeholder. */
+export function isInferredOperationName(name: string): boolean {
+  return INFERRED_PLACEHOLDER.test(name);
+}
+
 /** Requests no route matched (404s with no route), one operation per method. */
 export const UNMATCHED_ROUTE = '(unmatched route)';
 

@@ -78,8 +78,8 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
       return 2;
     }
   }
-  const { config, configFile: used } = loadConfig({ args: rest, env, cwd, configFile });
-  out(`config file: ${printable(used, 300)}`);
+  const { config, configFile: used, configFileAbsent } = loadConfig({ args: rest, env, cwd, configFile });
+  out(configFileAbsent ? `config file: none at ${printable(used, 300)} (the default path; --config, -Dsvc.config.file or SVC_CONFIG_FILE names another)` : `config file: ${printable(used, 300)}`);
 
   // The operation catalog start-up uses, without decorators: the CLI cannot see them.
   const problems: ConfigProblem[] = [...config.problems];
@@ -106,12 +106,8 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   for (const line of baselineLines(config, catalog)) out(line);
   out(instrumentationLine(config, env));
 
-  const ceiling = agentStateCeiling(ceilingLimitsFromConfig(config));
-  out(`memory agents can make svc hold, at most: ${formatBytes(ceiling.totalBytes)}${all ? '' : ' (svc check --all breaks it down)'}`);
-  if (all) {
-    const nameWidth = Math.max(...ceiling.parts.map((p) => p.name.length)) + 2;
-    for (const part of ceiling.parts) out(`  ${part.name.padEnd(nameWidth)}${formatBytes(part.bytes).padStart(10)}  ${part.rule}`);
-  }
+  // With svc off there is no tool server, so agents can make svc hold nothing.
+  if (config.get<boolean>('enabled')) for (const line of agentMemoryLines(config, all)) out(line);
 
   const errors = problems.filter((p) => p.level === 'error').length;
   const warnings = problems.length - errors;
@@ -119,6 +115,17 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   if (errors) out(`${errors} error(s)${warned}: start-up would ignore or refuse what they name`);
   else out(warnings ? `no errors, ${warnings} warning(s): read them above` : 'configuration is valid');
   return errors ? 1 : 0;
+}
+
+/** The most memory agents can make svc hold (agent-state-ceiling.ts), broken down with --all. */
+function agentMemoryLines(config: ResolvedConfig, all: boolean): string[] {
+  const ceiling = agentStateCeiling(ceilingLimitsFromConfig(config));
+  const lines = [`memory agents can make svc hold, at most: ${formatBytes(ceiling.totalBytes)}${all ? '' : ' (svc check --all breaks it down)'}`];
+  if (all) {
+    const nameWidth = Math.max(...ceiling.parts.map((p) => p.name.length)) + 2;
+    for (const part of ceiling.parts) lines.push(`  ${part.name.padEnd(nameWidth)}${formatBytes(part.bytes).padStart(10)}  ${part.rule}`);
+  }
+  return lines;
 }
 
 /** The instrumentations the preload would set up (docs/telemetry.md "Instrumentations"). */

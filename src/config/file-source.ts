@@ -25,6 +25,8 @@ export interface FileRead {
    * (load-config.ts; docs/configuration.md "Bad configuration").
    */
   readonly unusable?: boolean;
+  /** No file at the default path (`./svc.yml`): nothing was read, and that is fine. */
+  readonly absent?: boolean;
 }
 
 /** The entry that turns svc off when the file is unusable; it beats every source. */
@@ -48,7 +50,7 @@ export function readConfigFile(path: string, explicit: boolean, cwd: string): Fi
   } catch (error) {
     if (error instanceof FileRefused) return { entries: [], problems: [{ level: 'error', key: 'svc.config.file', where: shown, message: `${error.message}; ${SVC_OFF}` }], unusable: true };
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !explicit) return { entries: [], problems: [] };
+    if (code === 'ENOENT' && !explicit) return { entries: [], problems: [], absent: true };
     return { entries: [], problems: [{ level: 'error', key: 'svc.config.file', where: shown, message: `cannot read the config file (${code ?? String(error)}); ${SVC_OFF}` }], unusable: true };
   }
   return parseConfigText(text, shown);

@@ -28,7 +28,10 @@ export interface LoadedConfig {
   readonly config: ResolvedConfig;
   /** Indexes into `args` of the `-Dsvc.*` tokens that were read, for removal from `process.argv`. */
   readonly consumedArgs: readonly number[];
+  /** The config file's absolute path, read or looked for. */
   readonly configFile: string;
+  /** No file was at the default path, so none was read. */
+  readonly configFileAbsent: boolean;
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
@@ -58,7 +61,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const off = fromFile.unusable ? [svcOffEntry(fromFile.problems[0]?.where.replace(/(:\d+)+$/, '') ?? configFile)] : [];
 
   const config = new ResolvedConfig([off, properties, fromEnv.entries, fromFile.entries], [...fromArgs.problems, ...problems, ...fromEnv.problems, ...fromFile.problems]);
-  return { config, consumedArgs: fromArgs.consumed, configFile };
+  return { config, consumedArgs: fromArgs.consumed, configFile, configFileAbsent: fromFile.absent === true };
 }
 
 /** The configured file path, if valid; ResolvedConfig reports an invalid one, and the default file is read. */

@@ -18,6 +18,7 @@ import type { Clock } from '../analysis/clock.js';
 import { recordBytes } from '../memory-size.js';
 import { fields, finite, list, oneOf, readAll, text } from '../record-fields.js';
 import { NO_SINK, type StateSink } from '../state-sink.js';
+import type { IncidentSource } from './external-incident-id.js';
 import { IdSequence } from './id-sequence.js';
 
 export const SESSIONS_COLLECTION = 'sessions';
@@ -36,6 +37,8 @@ export interface SessionEntry {
 export interface Session {
   readonly id: string;
   readonly incidentId: string;
+  /** Whether svc opened the incident, or an agent named one from elsewhere (external-incident-id.ts). */
+  readonly incidentSource: IncidentSource;
   readonly created: number;
   readonly createdBy: string;
   readonly entries: readonly SessionEntry[];
@@ -48,6 +51,8 @@ export interface SessionLimits {
   readonly maxEntries: number;
   readonly maxBytes: number;
 }
+
+const INCIDENT_SOURCES: readonly IncidentSource[] = ['svc', 'external'];
 
 export class SessionFullError extends AgentError {}
 
@@ -83,7 +88,9 @@ function readStored(value: unknown, maxEntries: number): Stored {
       content: text(ef, 'content', 1_048_576),
     });
   });
-  const session: Session = { id, incidentId, created: finite(f, 'created'), createdBy, entries };
+  // Records written before external incidents were accepted have no source: svc's.
+  const incidentSource = f.incidentSource === undefined ? 'svc' : oneOf(f, 'incidentSource', INCIDENT_SOURCES);
+  const session: Session = { id, incidentId, incidentSource, created: finite(f, 'created'), createdBy, entries };
   const bytes = recordBytes(id, incidentId, createdBy, credential) + entries.reduce((sum, e) => sum + entryBytes(e), 0);
   return { session, credential, entries, bytes };
 }
@@ -101,10 +108,10 @@ export class SessionStore {
     readonly limits: SessionLimits = { maxSessions: 100, maxPerCredential: 10, maxEntries: 500, maxBytes: 16 * 1024 * 1024 },
   ) {}
 
-  create(incidentId: string, createdBy: string, credential: string): Session {
+  create(incidentId: string, createdBy: string, credential: string, incidentSource: IncidentSource = 'svc'): Session {
     const id = this.ids.next();
     const entries: SessionEntry[] = [];
-    const session: Session = { id, incidentId, created: this.clock.now(), createdBy, entries };
+    const session: Session = { id, incidentId, incidentSource, created: this.clock.now(), createdBy, entries };
     const bytes = recordBytes(id, incidentId, createdBy, credential);
     const own = [...this.sessions].filter(([, stored]) => stored.credential === credential);
     for (const [ownId] of own.slice(0, Math.max(0, own.length - this.limits.maxPerCredential + 1))) this.evict(ownId);

@@ -17,6 +17,7 @@
  *   marker; structured content beyond it is left out with a note in the text.
  */
 
+import { INFERRED_ROUTE, isInferredOperationName } from '../operation-name.js';
 import { escapeUnprintable, hasControlCharacters } from '../printable.js';
 import { STORED_AGENT_NAME } from './input-limits.js';
 import { builtLines, type Lines } from './text-layout.js';
@@ -69,6 +70,11 @@ export function cutField(text: string, maxChars: number): string {
 /** A name shown in a line: one line, at most MAX_NAME_CHARS characters. */
 export function shownName(name: string, maxChars = MAX_NAME_CHARS): string {
   return cutField(name, maxChars);
+}
+
+/** An operation's name as a tool shows it alone (a title, a field): cut, and saying when its route was inferred. */
+export function operationLabel(name: string): string {
+  return isInferredOperationName(name) ? `${shownName(name)} (${INFERRED_ROUTE})` : shownName(name);
 }
 
 /** Whole text cut to `maxBytes` bytes with a marker at the end saying how much there was. */

@@ -4,6 +4,7 @@
  * refuse.
  */
 
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { check } from '../../src/cli/check.js';
@@ -70,9 +71,9 @@ describe('svc check', () => {
   });
 
   it('without --all, a configuration of defaults prints a handful of lines', () => {
-    const { lines } = run([]);
+    const { lines, cwd } = run([]);
     expect(lines).toEqual([
-      expect.stringMatching(/^config file: /),
+      `config file: none at ${join(cwd, 'svc.yml')} (the default path; --config, -Dsvc.config.file or SVC_CONFIG_FILE names another)`,
       'configured values: none, every key has its default (svc check --all lists them)',
       expect.stringMatching(/^instrumentations, each set up when the app loads what it instruments: http, undici, express, .*, pino, winston, bunyan$/),
       expect.stringMatching(/^memory agents can make svc hold, at most: [\d.]+ MiB \(svc check --all breaks it down\)$/),
@@ -220,6 +221,28 @@ describe('svc check', () => {
     const smaller = run(['--all', '-Dsvc.limits.max-session-bytes=1048576']).output;
     expect(smaller).toMatch(/shared sessions +1\.0 MiB/);
     expect(total(defaults) - total(smaller)).toBeCloseTo(15, 0);
+  });
+
+  it('names the config file it read, and no file when the default path has none', () => {
+    const found = run([], { 'svc.yml': 'topology:\n  team: payments\n' });
+    expect(found.lines[0]).toBe(`config file: ${join(found.cwd, 'svc.yml')}`);
+    const named = run(['--config', 'custom.yml'], { 'custom.yml': 'topology:\n  team: payments\n' });
+    expect(named.lines[0]).toBe(`config file: ${join(named.cwd, 'custom.yml')}`);
+    const none = run([]);
+    expect(none.lines[0]).toMatch(/^config file: none at .*svc\.yml \(the default path; /);
+  });
+
+  it('with svc off, prints nothing about the memory agents can make svc hold (there is no tool server)', () => {
+    for (const args of [['-Dsvc.enabled=false'], ['--all', '-Dsvc.enabled=false']]) {
+      const { code, output } = run(args);
+      expect(code).toBe(0);
+      expect(output).toMatch(/^ {2}svc\.enabled +false {2}\(-Dsvc\.enabled\)$/m);
+      expect(output).not.toContain('memory agents');
+      expect(output).not.toContain('shared sessions');
+    }
+    const off = run([], { 'svc.yml': 'enabled: false\n' });
+    expect(off.output).not.toContain('memory agents');
+    expect(run([]).output).toContain('memory agents can make svc hold, at most: ');
   });
 
   it('exits 2 on a usage error, 0 with usage on --help', () => {

@@ -56,4 +56,19 @@ describe('SessionStore', () => {
     expect(store.get(kept.id)!.entries).toHaveLength(1);
     expect(store.evicted).toBe(0);
   });
+
+  it("keeps whether a session's incident is svc's or external across a restart; a record without the source is svc's", () => {
+    const written: { key: string; value: unknown }[] = [];
+    const store = new SessionStore(new FakeClock());
+    store.attachStore({ put: (_collection, key, value) => written.push({ key, value: value() }), delete: () => undefined });
+    const external = store.create('PD-4711', 'bot', 'token:bot', 'external');
+    const own = store.create('INC-20261122-abcde-0001', 'bot', 'token:bot');
+    const restored = new SessionStore(new FakeClock());
+    const legacy = { ...(written[1]!.value as object), id: 'SES-legacy' } as Record<string, unknown>;
+    delete legacy.incidentSource;
+    expect(restored.restore([...written, { key: 'SES-legacy', value: legacy }])).toBe(0);
+    expect(restored.get(external.id)).toMatchObject({ incidentId: 'PD-4711', incidentSource: 'external' });
+    expect(restored.get(own.id)).toMatchObject({ incidentSource: 'svc' });
+    expect(restored.get('SES-legacy')).toMatchObject({ incidentSource: 'svc' });
+  });
 });

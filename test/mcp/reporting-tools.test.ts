@@ -115,6 +115,7 @@ describe('get_service_health', () => {
     const orders = h.engine.health.getOperationHealth(ORDERS)!;
     expect(json.operations.find((o) => o.name === ORDERS)).toEqual({
       name: ORDERS,
+      routeInferred: false,
       requestCount: 100,
       errorRate: 0.2,
       p50Ms: orders.p50,
@@ -218,6 +219,22 @@ describe('get_service_health: baselines and dependencies as they are', () => {
       baselineState: 'configured',
     });
     expect((await h.callTool(getServiceHealth)).text).not.toContain('ELEVATED');
+  });
+
+  it('never calls a learning operation within baseline: an empty REASONS says which are still learning, and what is judged meanwhile', async () => {
+    const h = toolHarness({ staticBaselines: new Map([[HEALTH, { latencyP50Ms: 2, latencyP99Ms: 10, errorRate: 0 }]]) });
+    for (const route of ['/a', '/b', '/c']) for (let i = 0; i < 3; i++) h.request(route, 5, true);
+    const learning = (await h.callTool(getServiceHealth)).text;
+    expect(learning).not.toContain('within baseline');
+    expect(learning).toContain('REASONS\n  none, but no operation has a baseline yet (GET /a, GET /b, GET /c): until one forms, only an outage is judged for them');
+
+    for (let i = 0; i < 5; i++) h.request('/health', 2);
+    const mixed = (await h.callTool(getServiceHealth)).text;
+    expect(mixed).toContain('REASONS\n  none, but 3 operations still learning a baseline (GET /a, GET /b, GET /c): until one forms, only an outage is judged for them');
+
+    const settled = toolHarness({ staticBaselines: new Map([[HEALTH, { latencyP50Ms: 2, latencyP99Ms: 10, errorRate: 0 }]]) });
+    for (let i = 0; i < 5; i++) settled.request('/health', 2);
+    expect((await settled.callTool(getServiceHealth)).text).toContain('REASONS\n  none: everything within baseline');
   });
 
   it('a dependency without calls for a window is shown stale, since its last call, and not among the reasons', async () => {

@@ -9,6 +9,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ms } from '../../src/mcp/text-layout.js';
 import { driveIncident, mcpHarness, PROTOCOLS, type Protocol, TOKENS } from '../support/mcp-harness.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
@@ -131,6 +132,47 @@ describe.each(PROTOCOLS)('MCP %s', (protocol: Protocol) => {
       expect(shown.text).toContain(`Incident: ${incidentId}`);
     });
 
+    it('shares a session about an incident svc did not open, shown as external in every session view; malformed ids are refused saying what is accepted', async () => {
+      harness = await mcpHarness('', { protocol });
+      driveIncident(harness);
+      const triage = await harness.connect(TOKENS.triage);
+      const ops = await harness.connect(TOKENS.ops);
+      const created = await harness.call(triage, 'create_session', { incident_id: 'PD-4711' });
+      expect(created.isError ?? false, created.text).toBe(false);
+      expect(created.text).toContain('Incident: PD-4711 (external: not an incident svc opened)');
+      expect(created.structuredContent).toMatchObject({ incidentId: 'PD-4711', incidentSource: 'external' });
+      const sessionId = (created.structuredContent as { sessionId: string }).sessionId;
+      const joined = await harness.call(ops, 'add_session_entry', { session_id: sessionId, type: 'OBSERVATION', content: 'paged by the edge team' });
+      expect(joined.text).toContain(`ENTRY ADDED to ${sessionId} (#1, incident PD-4711 (external: not an incident svc opened))`);
+      const shown = await harness.call(ops, 'get_session', { session_id: sessionId });
+      expect(shown.text).toContain('Incident: PD-4711 (external: not an incident svc opened)');
+      const listed = await harness.call(ops, 'get_session', { session_id: 'SES-none' });
+      expect(listed.text).toContain(`${sessionId} (incident PD-4711 (external: not an incident svc opened))`);
+
+      // svc's own ids work as before, and are not marked external.
+      const incidentId = harness.services.incidents.openIncident('GET /orders/{id}')!.id;
+      const own = await harness.call(triage, 'create_session', { incident_id: incidentId });
+      expect(own.text).toMatch(new RegExp(`Incident: +${incidentId} \\(GET /orders/\\{id\\}, `));
+      expect(own.structuredContent).toMatchObject({ incidentId, incidentSource: 'svc' });
+      expect(own.text).not.toContain('external');
+
+      const accepted = 'accepted: an svc incident id (open incidents: ';
+      const rule = 'or an external one of 1 to 64 characters: letters, digits and . _ : # / -, starting with a letter or digit';
+      for (const [bad, why] of [
+        ['PD 4711', 'it holds a character outside the accepted ones'],
+        ['-rm', 'it holds a character outside the accepted ones'],
+        ['PD-4711\u202e', 'it holds a character outside the accepted ones'],
+        ['INC-20261122-zzzzz-0042', 'it has the form of an svc incident id, and svc holds no incident with it'],
+      ]) {
+        const refused = await harness.call(triage, 'create_session', { incident_id: bad! });
+        expect(refused.isError, bad).toBe(true);
+        expect(refused.text).toContain(`: ${why}; ${accepted}${incidentId} (GET /orders/{id})) ${rule}`);
+      }
+      const tooLong = await harness.call(triage, 'create_session', { incident_id: 'P'.repeat(65) });
+      expect(tooLong.isError).toBe(true);
+      expect(tooLong.text).toMatch(/incident_id.*64/);
+    });
+
     it('without tokens, loopback callers get the anonymous role (diagnostician by default)', async () => {
       harness = await mcpHarness('', { tokens: false, protocol });
       const anonymous = await harness.connect(undefined, { 'x-agent-name': 'local-cli' });
@@ -238,6 +280,51 @@ describe.each(PROTOCOLS)('MCP %s', (protocol: Protocol) => {
       expect(verified.structuredContent).toMatchObject({ action, errorRateDelta: expect.any(Number) });
       expect((verified.structuredContent as { errorRateDelta: number }).errorRateDelta).toBeLessThan(0);
       expect(verified.text).toContain('Requests since:');
+    });
+  });
+
+  describe('verification of a service-wide action', () => {
+    it('reports the measured figures of the operations that were failing, before and after, as get_service_health showed them', async () => {
+      harness = await mcpHarness('', { protocol });
+      harness.clock.advance(120_000);
+      for (let i = 0; i < 100; i++) {
+        harness.request('/health', 1);
+        harness.request('/orders/:id', 40, i % 100 !== 0);
+        harness.clock.advance(200);
+      }
+      harness.services.remediation.registerAction({ name: 'rollback_release', description: 'Roll back to the previous release', handler: () => 'rolled back' });
+      const ops = await harness.connect(TOKENS.ops);
+      const health = (await harness.call(ops, 'get_service_health', { format: 'json' })).structuredContent as { operations: { name: string; errorRate: number; p50Ms: number }[] };
+      const failing = health.operations.find((o) => o.name === 'GET /orders/{id}')!;
+      expect(failing.errorRate).toBeCloseTo(0.99, 2);
+      expect((await harness.call(ops, 'execute_remediation', { action_name: 'rollback_release', reason: 'bad release' })).isError).toBeFalsy();
+      for (let i = 0; i < 40; i++) {
+        harness.request('/health', 1);
+        harness.request('/orders/:id', 2);
+        harness.clock.advance(1000);
+      }
+      const verified = await harness.call(ops, 'verify_remediation_effect', { action_name: 'rollback_release' });
+      expect(verified.text).toMatch(/Operation: +service-wide, measured on the 1 operation failing at the action: GET \/orders\/\{id\}\n/);
+      expect(verified.text).toContain(`(p50 ${ms(failing.p50Ms)} -> ${ms(2)})`);
+      expect(verified.text).toMatch(/Error rate delta: +-0\.9900 \(0\.9900 -> 0\.0000\)/);
+      expect(verified.text).toMatch(/Requests before: +100 in the 5 minutes before the action/);
+      expect(verified.text).toMatch(/Requests since: +40\n/);
+      expect(verified.structuredContent).toMatchObject({ scope: ['GET /orders/{id}'], requestsBefore: 100, requestsSince: 40 });
+      expect((verified.structuredContent as { errorRateDelta: number }).errorRateDelta).toBeCloseTo(-0.99, 4);
+    });
+
+    it('says a side had no requests instead of showing figures of 0', async () => {
+      harness = await mcpHarness('', { protocol });
+      driveIncident(harness);
+      const ops = await harness.connect(TOKENS.ops);
+      const action = 'enable_fallback:GET /orders/{id}';
+      await harness.call(ops, 'execute_remediation', { action_name: action, reason: 'serve cached orders' });
+      harness.clock.advance(31_000);
+      const verified = await harness.call(ops, 'verify_remediation_effect', { action_name: action });
+      expect(verified.text).toMatch(/Latency delta: +not measured \(p50 \S+ -> no requests in the window\)/);
+      expect(verified.text).toMatch(/Error rate delta: +not measured \(0\.\d{4} -> no requests in the window\)/);
+      expect(verified.text).not.toMatch(/-> 0\.0ms|-> 0\.0000/);
+      expect(verified.structuredContent).toMatchObject({ latencyDeltaMs: null, errorRateDelta: null, requestsSince: 0 });
     });
   });
 

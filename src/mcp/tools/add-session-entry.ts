@@ -6,6 +6,7 @@ import { INPUT_LIMITS } from '../input-limits.js';
 import { isoTime } from '../text-layout.js';
 import { ToolError, textResult } from '../tool-definition.js';
 import { id, oneOf, text } from '../tool-params.js';
+import { sessionIncident } from './session-incident.js';
 
 export const addSessionEntry = defineTool({
   name: 'add_session_entry',
@@ -22,9 +23,9 @@ export const addSessionEntry = defineTool({
     // A full session throws SessionFullError, an AgentError the server answers as isError.
     const entry = services.sessions.add(args.session_id, { type: args.type, agentName: caller.agentName, role: caller.role, content: args.content });
     if (!entry) throw new ToolError(`unknown session "${shownName(args.session_id, 64)}"; create one with create_session(incident_id)`);
-    const count = services.sessions.get(args.session_id)!.entries.length;
+    const session = services.sessions.get(args.session_id)!;
     return textResult(
-      `ENTRY ADDED to ${args.session_id} (#${count}): ${isoTime(entry.time)} ${entry.type} by ${shownName(entry.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(entry.role, MAX_AGENT_NAME_CHARS)})`,
+      `ENTRY ADDED to ${session.id} (#${session.entries.length}, incident ${sessionIncident(session)}): ${isoTime(entry.time)} ${entry.type} by ${shownName(entry.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(entry.role, MAX_AGENT_NAME_CHARS)})`,
     );
   },
 });

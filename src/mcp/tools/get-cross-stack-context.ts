@@ -15,7 +15,7 @@
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
 import { type CrossStackView, type FrontendTelemetry, MIN_SAMPLES, median, WINDOW_MS } from '../../frontend/frontend-telemetry.js';
-import { callFor, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
+import { callFor, maxOutputBytes, operationLabel, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { againstBaseline, blocks, columns, fields, listSome, ms, multiple, percent, plural, section, withBaseline } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
@@ -48,7 +48,7 @@ export const getCrossStackContext = defineTool({
     const view = services.frontend?.crossStack(operation);
     const { text } = pageText(request, [{ noun: 'SLO', items: sloLines, kinds: slos.map((s) => sloKind(s.compliance)) }], ([shown]) =>
       blocks(
-        `CROSS-STACK CONTEXT: ${shownName(operation)}`,
+        `CROSS-STACK CONTEXT: ${operationLabel(operation)}`,
         section('FRONTEND (User Experience)', frontendLines(services.frontend, view, operation)),
         section(
           'BACKEND',
@@ -73,7 +73,7 @@ function backendFields(op: OperationHealth, recentMinutes: number, traces: strin
           ? `learning (${op.samples} samples)`
           : 'normal';
   return fields([
-    ['Operation', shownName(op.operation)],
+    ['Operation', operationLabel(op.operation)],
     ['Requests', `${op.requestCount} in the last ${recentMinutes} minutes`],
     ['Error rate', againstBaseline(percent(op.errorRate), base, 'errorRate', percent)],
     ['P50', againstBaseline(ms(op.p50), base, 'p50', ms)],

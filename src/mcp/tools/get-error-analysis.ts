@@ -19,7 +19,7 @@
 import { confidenceOf } from '../../analysis/baseline.js';
 import type { Engine } from '../../analysis/engine.js';
 import { durationText, ERROR_RATE_FLOOR, type OperationBaseline } from '../../analysis/operation-baseline.js';
-import { callFor, cutField, fieldChars, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
+import { callFor, cutField, fieldChars, maxOutputBytes, operationLabel, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { blocks, columns, fields, isoTime, listSome, multiple, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
@@ -60,7 +60,7 @@ export const getErrorAnalysis = defineTool({
     const maxBytes = maxOutputBytes(services);
     const request = { tool: 'get_error_analysis', maxBytes, page: args.page, call: callFor('get_error_analysis', { operation_name: operation }) };
     const head = [
-      `ERROR ANALYSIS: ${shownName(operation)}`,
+      `ERROR ANALYSIS: ${operationLabel(operation)}`,
       ...fields([
         ['Window', `last ${engine.health.recentMinutes} minutes`],
         ['Total requests', String(requests)],

@@ -27,7 +27,7 @@ import { PATTERN_DESCRIPTIONS } from '../../analysis/pattern-matcher.js';
 import type { FleetSnapshot } from '../../fleet/fleet-view.js';
 import type { Outlier } from '../../fleet/outliers.js';
 import { buildIncidentContext, type ChangeLine, type IncidentContext, type PatternLine } from '../../incidents/incident-context.js';
-import { callFor, cutField, fieldChars, maxOutputBytes, type PageRequest, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
+import { callFor, cutField, fieldChars, maxOutputBytes, operationLabel, type PageRequest, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { againstBaseline, blocks, fields, isoTime, ms, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
@@ -223,7 +223,7 @@ export function formatIncidentContext(context: ShownContext): string {
     section(
       'WHAT IS HAPPENING',
       fields([
-        ['Operation', context.operation],
+        ['Operation', operationLabel(context.operation)],
         ['Error rate', againstBaseline(percent(context.errorRate), context.baseline, 'errorRate', percent)],
         ['Latency P50', againstBaseline(ms(context.p50), context.baseline, 'p50', ms)],
         ['Latency P99', againstBaseline(ms(context.p99), context.baseline, 'p99', ms)],

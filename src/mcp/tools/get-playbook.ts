@@ -5,7 +5,7 @@
  */
 import { INCIDENT_PATTERNS } from '../../analysis/pattern-matcher.js';
 import { type Playbook, type PlaybookStep, selectPlaybook } from '../../incidents/playbooks.js';
-import { shownName } from '../bounded-output.js';
+import { operationLabel, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { blocks, fields, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
@@ -50,7 +50,7 @@ function stepLines(step: PlaybookStep): string[] {
 
 /** get_playbook's text layout: the PLAYBOOK line, Trigger Patterns, then the numbered Steps. */
 export function formatPlaybook(playbook: Playbook, operationName?: string): string {
-  const title = `PLAYBOOK ${playbook.name}${operationName ? ` for ${operationName}` : ''}`;
+  const title = `PLAYBOOK ${playbook.name}${operationName ? ` for ${operationLabel(operationName)}` : ''}`;
   const header = [
     title,
     ...fields([

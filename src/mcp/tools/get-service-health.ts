@@ -32,7 +32,7 @@
  * `format=json` returns the same content as pretty JSON text and as `structured`, paged the same way:
  * { service, status, timestamp, page, pages, leftOut: { reasons, operations, dependencies, slos[, agents] },
  *   nextPage: string | null, reasons: string[],
- *   operations: [{ name, requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
+ *   operations: [{ name, routeInferred (the name's route was inferred from paths), requestCount, errorRate, p50Ms, p99Ms, throughputPerMinute, elevated,
  *                  elevatedReasons: string[], baseline: { latencyP50Ms, latencyP99Ms, errorRate: number | null,
  *                  sources: { p50, p99, errorRate: 'configured' | 'learned' | 'learning' | 'unjudged' }, learnedOverMs,
  *                  frozenSince, acceptAt: string | null } | null, baselineState: 'configured' | 'learned' | 'learning',
@@ -54,9 +54,10 @@ import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } fr
 import type { OperationBaseline } from '../../analysis/operation-baseline.js';
 import type { ColdStart } from '../../analysis/pattern-matcher.js';
 import type { ReplicaInfo } from '../../fleet/fleet-view.js';
+import { INFERRED_ROUTE, isInferredOperationName } from '../../operation-name.js';
 import { callFor, cutField, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
-import { blocks, ColumnLines, duration, headerLine, isoTime, ms, multiple, percent, plural, section } from '../text-layout.js';
+import { blocks, ColumnLines, duration, headerLine, isoTime, listSome, ms, multiple, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { format, page } from '../tool-params.js';
 import { fleetJson, replicaCells, replicaJson, replicaKind, replicaRank, withOutliers } from './fleet-lines.js';
@@ -165,16 +166,32 @@ function healthText(
       const replicaLines = replicaListing && rest.shift();
       return blocks(
         headerLine(`SERVICE HEALTH: ${shownName(summary.service)}`, `STATUS: ${summary.status}`, summary.timestamp),
-        section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')})`, operationLines!),
+        section(`OPERATIONS (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')}${inferredNote(operations)})`, operationLines!),
         section('DEPENDENCIES', dependencyLines!),
         section('SLOs', sloLines!),
         agentLines && section(`AGENTS (${plural(agents.length, 'agent')}, last ${plural(WINDOW_MINUTES, 'minute')})`, agentLines),
         replicaLines && section(`REPLICAS (${plural(fleet!.replicas.length, 'replica')}, own status each)`, replicaLines, 'none read yet'),
-        section('REASONS', reasonLines!, 'none: everything within baseline'),
+        section('REASONS', reasonLines!, noReasons(operations)),
       );
     },
   );
   return text;
+}
+
+/** Said once in the OPERATIONS title when a listed name's route was inferred from paths. */
+function inferredNote(operations: readonly OperationHealth[]): string {
+  return operations.some((op) => isInferredOperationName(op.operation)) ? `; names with {param:<kind>}: ${INFERRED_ROUTE}` : '';
+}
+
+/**
+ * What an empty REASONS says: every operation within its baseline, or, while some are learning
+ * one, that those are judged only for an outage (docs/analysis.md "Baselines").
+ */
+function noReasons(operations: readonly OperationHealth[]): string {
+  const learning = operations.filter((op) => operationKind(op) === 'learning').map((op) => shownName(op.operation));
+  if (learning.length === 0) return 'none: everything within baseline';
+  const which = learning.length === operations.length ? 'no operation has a baseline yet' : `${plural(learning.length, 'operation')} still learning a baseline`;
+  return `none, but ${which} (${listSome(learning, 3)}): until one forms, only an outage is judged for ${learning.length === 1 ? 'it' : 'them'}`;
 }
 
 /**
@@ -315,6 +332,7 @@ function healthJson(
         ranks: operations.map((op) => rank(op.elevated)),
         items: operations.map((op) => ({
           name: op.operation,
+          routeInferred: isInferredOperationName(op.operation),
           requestCount: op.requestCount,
           errorRate: op.errorRate,
           p50Ms: op.p50,

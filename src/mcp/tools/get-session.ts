@@ -12,6 +12,7 @@ import { defineTool } from '../define-tool.js';
 import { fields, isoTime, listSome } from '../text-layout.js';
 import { ToolError, textResult } from '../tool-definition.js';
 import { id, page } from '../tool-params.js';
+import { sessionIncident } from './session-incident.js';
 
 export const getSession = defineTool({
   name: 'get_session',
@@ -24,7 +25,7 @@ export const getSession = defineTool({
   handler(args, { services }) {
     const session = services.sessions.get(args.session_id);
     if (!session) {
-      const known = services.sessions.list().map((s) => s.id);
+      const known = services.sessions.list().map((s) => `${s.id} (incident ${sessionIncident(s)})`);
       const evicted = services.sessions.evicted ? ` (${services.sessions.evicted} older sessions were evicted to stay within svc.limits.max-sessions and max-session-bytes)` : '';
       throw new ToolError(`unknown session "${shownName(args.session_id, 64)}"; sessions: ${listSome(known, 20)}${evicted}`);
     }
@@ -33,7 +34,7 @@ export const getSession = defineTool({
     const header = [
       `SESSION ${session.id}`,
       ...fields([
-        ['Incident', session.incidentId],
+        ['Incident', sessionIncident(session)],
         ['Created', isoTime(session.created)],
         ['Entries', `${session.entries.length}${session.entries.length > 1 ? ' (newest first)' : ''}`],
       ]),

@@ -20,7 +20,7 @@
  */
 import type { MinuteStats } from '../../analysis/minute-history.js';
 import type { OperationHistory } from '../../fleet/fleet-history.js';
-import { cutField, shownName } from '../bounded-output.js';
+import { cutField, operationLabel, shownName } from '../bounded-output.js';
 import { defineTool, type ToolParam } from '../define-tool.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, plural, signedChange } from '../text-layout.js';
 import { ToolError, textResult } from '../tool-definition.js';
@@ -114,7 +114,7 @@ export const getTrendAnalysis = defineTool({
     return textResult(
       blocks(
         [
-          `TREND ANALYSIS: ${shownName(operation)}`,
+          `TREND ANALYSIS: ${operationLabel(operation)}`,
           ...fields([
             ['Window', `${windowMinutes} minutes and the current one, up to ${isoTime(now)}`],
             ['Samples', `${plural(requests, 'request')} over ${elapsed(observedMs)} (${plural(samples.length, 'minute')} with traffic)`],

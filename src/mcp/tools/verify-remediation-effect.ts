@@ -1,10 +1,14 @@
-/** verify_remediation_effect: compares the health snapshot at execution with the traffic since. The action name echoed is cut at 256 characters. */
+/**
+ * verify_remediation_effect: compares the health snapshot at execution with the traffic since,
+ * for the scope the action acted on (src/incidents/verification.ts). A side without requests says
+ * so instead of showing figures. The action name echoed is cut at 256 characters.
+ */
 
-import { MAX_PENDING } from '../../incidents/verification.js';
-import { shownName } from '../bounded-output.js';
+import { type HealthSnapshot, MAX_PENDING, type Verification } from '../../incidents/verification.js';
+import { operationLabel, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { INPUT_LIMITS } from '../input-limits.js';
-import { fields, isoTime, ms } from '../text-layout.js';
+import { fields, isoTime, listSome, ms, plural } from '../text-layout.js';
 import { ToolError, textResult } from '../tool-definition.js';
 import { text } from '../tool-params.js';
 
@@ -27,15 +31,17 @@ export const verifyRemediationEffect = defineTool({
       const seconds = Math.ceil(verification.waitMs / 1000);
       return { text: `Action: ${action}\nToo early to verify: executed at ${isoTime(verification.executedAt)}; call again in ${seconds}s.`, isError: true };
     }
-    const sign = (value: number, format: (v: number) => string) => `${value >= 0 ? '+' : '-'}${format(Math.abs(value))}`;
+    const { before, after } = verification;
+    const rate = (v: number) => v.toFixed(4);
     const text = fields([
       ['Action', action],
       ['Effective', verification.effective ? 'YES' : 'NO'],
       ['Why', verification.why],
-      ['Operation', verification.operation === undefined ? 'service-wide' : shownName(verification.operation)],
-      ['Latency delta', `${sign(verification.latencyDeltaMs, ms)} (p50 ${ms(verification.before.p50)} -> ${ms(verification.after.p50)})`],
-      ['Error rate delta', `${sign(verification.errorRateDelta, (v) => v.toFixed(4))} (${verification.before.errorRate.toFixed(4)} -> ${verification.after.errorRate.toFixed(4)})`],
-      ['Requests since', String(verification.after.requestCount)],
+      ['Operation', scopeText(verification)],
+      ['Latency delta', `${signed(verification.latencyDeltaMs, ms)} (p50 ${figure(before, before.p50, ms)} -> ${figure(after, after.p50, ms)})`],
+      ['Error rate delta', `${signed(verification.errorRateDelta, rate)} (${figure(before, before.errorRate, rate)} -> ${figure(after, after.errorRate, rate)})`],
+      ['Requests before', `${before.requestCount} in the ${plural(services.engine.health.recentMinutes, 'minute')} before the action`],
+      ['Requests since', String(after.requestCount)],
       ['Health before', verification.before.status],
       ['Health after', verification.after.status],
       ['Verified at', isoTime(verification.verifiedAt)],
@@ -43,10 +49,36 @@ export const verifyRemediationEffect = defineTool({
     return textResult(text, {
       action,
       effective: verification.effective,
-      latencyDeltaMs: verification.latencyDeltaMs,
-      errorRateDelta: verification.errorRateDelta,
+      operation: verification.operation ?? null,
+      scope: verification.scope.map((name) => shownName(name)),
+      requestsBefore: before.requestCount,
+      requestsSince: after.requestCount,
+      latencyDeltaMs: verification.latencyDeltaMs ?? null,
+      errorRateDelta: verification.errorRateDelta ?? null,
       before: verification.before.status,
       after: verification.after.status,
     });
   },
 });
+
+const NO_REQUESTS = 'no requests in the window';
+
+/** A side's figure, or that it had no requests: never a 0 standing for no data. */
+function figure(snapshot: HealthSnapshot, value: number, format: (v: number) => string): string {
+  return snapshot.requestCount === 0 ? NO_REQUESTS : format(value);
+}
+
+function signed(value: number | undefined, format: (v: number) => string): string {
+  return value === undefined ? 'not measured' : `${value >= 0 ? '+' : '-'}${format(Math.abs(value))}`;
+}
+
+function scopeText(verification: Extract<Verification, { state: 'verified' }>): string {
+  if (verification.operation !== undefined) return operationLabel(verification.operation);
+  if (verification.scope.length === 0) return 'service-wide: no operation had traffic at the action';
+  const which = verification.before.errorRate > 0 ? 'failing' : 'with traffic';
+  const names = listSome(
+    verification.scope.map((name) => shownName(name)),
+    5,
+  );
+  return `service-wide, measured on the ${plural(verification.scope.length, 'operation')} ${which} at the action: ${names}`;
+}

@@ -12,13 +12,16 @@
 import type { DependencySummary, OperationHealth } from '../../analysis/health-aggregator.js';
 import type { SloCompliance } from '../../analysis/slo-tracker.js';
 
-export type OperationKind = 'elevated' | 'within baseline' | 'idle';
+export type OperationKind = 'elevated' | 'within baseline' | 'learning' | 'idle';
 
+/** A learning operation has no baseline yet, so it is never called within one. */
 export function operationKind(op: OperationHealth): OperationKind {
-  return op.elevated ? 'elevated' : op.requestCount === 0 ? 'idle' : 'within baseline';
+  if (op.elevated) return 'elevated';
+  if (op.requestCount === 0) return 'idle';
+  return op.baselineState === 'learning' ? 'learning' : 'within baseline';
 }
 
-const OPERATION_GROUP: Record<OperationKind, number> = { elevated: 0, 'within baseline': 1, idle: 2 };
+const OPERATION_GROUP: Record<OperationKind, number> = { elevated: 0, 'within baseline': 1, learning: 1, idle: 2 };
 
 export function errorExcess(op: OperationHealth): number {
   return op.errorRate - (op.baseline?.errorRate ?? 0);
