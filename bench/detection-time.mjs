@@ -1,7 +1,8 @@
 // Time to detect, by request rate and size of the change (docs/analysis.md, "Time to detect"):
 // the built engine with nothing configured, a fake clock and seeded lognormal traffic (median
 // 2 ms, log sigma 0.3 or 0.8), ten minutes of normal traffic, then a change that lasts. Prints a
-// Markdown table of the seconds from the change to the first detection naming the expected pattern.
+// Markdown table of the seconds from the change to the first detection naming the expected pattern
+// (also its section of docs/performance.md).
 // Deterministic (seeded), so a rerun prints the same table. `npm run build && node bench/detection-time.mjs`.
 import { FakeClock } from '../dist/analysis/clock.js';
 import { Engine } from '../dist/analysis/engine.js';
@@ -58,7 +59,10 @@ const CHANGES = [
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const cell = (v) => (v === undefined ? 'not in 5 min' : typeof v === 'string' ? v : `${v.toFixed(0)} s`);
-  console.log(`| change | ${RATES.map((r) => `${r} req/s`).join(' | ')} |`);
-  console.log(`| --- | ${RATES.map(() => '---').join(' | ')} |`);
-  for (const [name, change] of CHANGES) console.log(`| ${name} | ${RATES.map((rate) => cell(timeToDetect({ rate, ...change }))).join(' | ')} |`);
+  const { printedSection } = await import('./printed-section.mjs');
+  const section = printedSection('bench/detection-time.mjs', 'Time to detect');
+  section.say(`| change | ${RATES.map((r) => `${r} req/s`).join(' | ')} |`);
+  section.say(`| --- | ${RATES.map(() => '---').join(' | ')} |`);
+  for (const [name, change] of CHANGES) section.say(`| ${name} | ${RATES.map((rate) => cell(timeToDetect({ rate, ...change }))).join(' | ')} |`);
+  await section.write({ fenced: false });
 }

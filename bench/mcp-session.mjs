@@ -25,6 +25,7 @@ import http from 'node:http';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { printedSection } from './printed-section.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OPERATIONS = 500;
@@ -32,6 +33,7 @@ const CALLS = Number(process.env.BENCH_MCP_CALLS ?? 1000);
 const CONNECTS = 30;
 const WARM_UP_CALLS = 300;
 const FIRST_PROTOCOL = process.env.BENCH_MCP_FIRST_PROTOCOL ?? '2026-07-28';
+const section = printedSection('bench/mcp-session.mjs', 'An agent session');
 const MB = 1024 * 1024;
 
 const COLD_START_WINDOW_MS = 30_000;
@@ -85,8 +87,8 @@ try {
   await first.client.listTools();
   await first.client.callTool({ name: 'get_service_health', arguments: {} });
   const after = await get('/__memory');
-  console.log(`app with ${operations} tracked operations: RSS ${(before.rss / MB).toFixed(1)} MB before any agent`);
-  console.log(
+  section.say(`app with ${operations} tracked operations: RSS ${(before.rss / MB).toFixed(1)} MB before any agent`);
+  section.say(
     `first agent session (connect ${FIRST_PROTOCOL}, tools/list, get_service_health): RSS +${((after.rss - before.rss) / MB).toFixed(1)} MB, heap +${((after.heapUsed - before.heapUsed) / MB).toFixed(1)} MB, connect ${ms(first.ms)} (loads the SDK)`,
   );
   await first.client.close();
@@ -98,7 +100,7 @@ try {
       times.push(took);
       await c.close();
     }
-    console.log(`connect ${protocol} after the first load: median ${ms(quantile(times, 0.5))}, max ${ms(Math.max(...times))} (${CONNECTS} connects)`);
+    section.say(`connect ${protocol} after the first load: median ${ms(quantile(times, 0.5))}, max ${ms(Math.max(...times))} (${CONNECTS} connects)`);
   }
 
   // An agent usually arrives at an app that has served for a while: the app serves its own requests
@@ -181,7 +183,7 @@ try {
         const lessCollections = sdkCalls.map(([start, end], i) => end - start - paused[i]);
         const figures = (t) => `p50 ${ms(quantile(t, 0.5))}, p99 ${ms(quantile(t, 0.99))}`;
         const answers = await get('/__answer-times');
-        console.log(
+        section.say(
           `${protocol} ${name}, ${busy ? 'busy' : 'idle'}: ${figures(times.sdk)}; less the client's collections p99 ${ms(quantile(lessCollections, 0.99))} (${paused.filter((p) => p > 0).length} calls paused by one); raw ${figures(times.raw)}; the server's answer ${figures(answers)} (${CALLS} calls each way; the server's answer over all ${answers.length}; ${operations} operations)`,
         );
       }
@@ -189,7 +191,9 @@ try {
     await c.close();
   }
   const end = await get('/__memory');
-  console.log(`after all calls: RSS ${(end.rss / MB).toFixed(1)} MB, heap ${(end.heapUsed / MB).toFixed(1)} MB`);
+  section.say(`after all calls: RSS ${(end.rss / MB).toFixed(1)} MB, heap ${(end.heapUsed / MB).toFixed(1)} MB`);
 } finally {
   app.kill('SIGTERM');
 }
+// A run with other calls or another first protocol is a variant: the section stays the default run's.
+if (process.env.BENCH_MCP_CALLS === undefined && process.env.BENCH_MCP_FIRST_PROTOCOL === undefined) await section.write();

@@ -5,6 +5,7 @@
 import { FakeClock } from '../dist/analysis/clock.js';
 import { Engine } from '../dist/analysis/engine.js';
 import { MinuteHistory } from '../dist/analysis/minute-history.js';
+import { printedSection } from './printed-section.mjs';
 
 const OPERATIONS = 1000;
 if (!globalThis.gc) throw new Error('run with node --expose-gc');
@@ -35,5 +36,7 @@ if (process.argv[2] === 'history') {
     clock.advance(60_000);
   }
   engine.healthSummary();
-  console.log(`engine, 1037 observations over 61 minutes: ${perOperation(held() - before)} per operation (${engine.health.operations().length} operations)`);
+  const section = printedSection('bench/operation-memory.mjs', 'Memory per tracked operation');
+  section.say(`engine, 1037 observations over 61 minutes: ${perOperation(held() - before)} per operation (${engine.health.operations().length} operations)`);
+  await section.write();
 }

@@ -8,6 +8,9 @@ import { SpanKind } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { SloTracker } from '../dist/analysis/slo-tracker.js';
 import { Engine } from '../dist/service-engine.js';
+import { printedSection } from './printed-section.mjs';
+
+const section = printedSection('bench/processor.mjs', 'Span processor');
 
 const BATCHES = 100;
 const BATCH = 10_000;
@@ -66,10 +69,10 @@ function measure(batches, count, between) {
 }
 
 const warm = measure(BATCHES, BATCH);
-console.log(`span processor, ${(BATCHES * BATCH).toLocaleString('en')} spans per side (${OPERATIONS} operations, 1 in 5 a client span)`);
-console.log(`  span start+end with a no-op processor  median ${warm.bare.toFixed(0)} ns/span`);
-console.log(`  span start+end with svc's processor    median ${warm.svc.toFixed(0)} ns/span`);
-console.log(`  svc's processor alone (difference)     median ${(warm.svc - warm.bare).toFixed(0)} ns/span  (target < 1000 ns)`);
+section.say(`span processor, ${(BATCHES * BATCH).toLocaleString('en')} spans per side (${OPERATIONS} operations, 1 in 5 a client span)`);
+section.say(`  span start+end with a no-op processor  median ${warm.bare.toFixed(0)} ns/span`);
+section.say(`  span start+end with svc's processor    median ${warm.svc.toFixed(0)} ns/span`);
+section.say(`  svc's processor alone (difference)     median ${(warm.svc - warm.bare).toFixed(0)} ns/span  (target < 1000 ns)`);
 
 const disturbance = new Uint8Array(512 * 1024);
 // biome-ignore lint/correctness/noUnusedVariables: written, never read: a request keeps its objects while its span ends
@@ -79,5 +82,6 @@ function requestWork() {
   requestObjects = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `item ${i}`, tags: [i, i + 1] }));
 }
 const disturbed = measure(100, 200, requestWork);
-console.log(`with a request's work between spans (0.5 MB touched, ~20 KB allocated), ${(100 * 200).toLocaleString('en')} spans per side`);
-console.log(`  svc's processor alone (difference)     median ${(disturbed.svc - disturbed.bare).toFixed(0)} ns/span`);
+section.say(`with a request's work between spans (0.5 MB touched, ~20 KB allocated), ${(100 * 200).toLocaleString('en')} spans per side`);
+section.say(`  svc's processor alone (difference)     median ${(disturbed.svc - disturbed.bare).toFixed(0)} ns/span`);
+await section.write();

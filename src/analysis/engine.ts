@@ -224,7 +224,7 @@ export class Engine {
     this.sloTracker = options.sloTracker ?? new SloTracker(this.clock);
     this.dependencyHealth = options.dependencyHealth ?? new DependencyHealth({ clock: this.clock, emit: this.emit, onRecovery: () => this.patternMatcher.recordRecovery() });
     this.circuitBreakers = options.circuitBreakers ?? new CircuitBreakers(this.emit, () => this.clock.now());
-    this.health = new HealthAggregator(this.sloTracker, {
+    this.health = new HealthAggregator(this.rollingBaselines, this.sloTracker, {
       clock: this.clock,
       dependencyHealth: this.dependencyHealth,
       baselinesOf: (operation) => this.baselinesOf(operation),
@@ -329,7 +329,7 @@ export class Engine {
   private analyseUntracked(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
     this.rollingBaselines.record(operation, latencyMs, isError);
     this.health.recordSpan(operation, latencyMs, isError);
-    if (this.anomalyEnabled) this.patternMatcher.recordLatency(operation, latencyMs);
+    if (this.anomalyEnabled) this.patternMatcher.recordRequest();
     this.recordSlos(operation, latencyMs, isError, span);
   }
 

@@ -9,10 +9,11 @@
  * apart), or the error rate exceeds the baseline's by more than 5 points and is over twice it
  * (floored at 1 %).
  *
- * Each baseline figure is the configured one where set, else the operation's learned normal
- * (src/analysis/operation-baseline.ts); a figure neither configured nor learned yet is `learning`
- * and judges nothing, and `expected-error-rate: -1` leaves errors unjudged (an outage still
- * counts). No default baseline is made up.
+ * In the engine each baseline figure is the configured one where set, else the operation's learned
+ * normal (src/analysis/operation-baseline.ts); a figure neither configured nor learned yet is
+ * `learning` and judges nothing, and `expected-error-rate: -1` leaves errors unjudged (an outage
+ * still counts). No default baseline is made up. Used on its own, the aggregator judges against
+ * the baseline provider it is built with (the spec's rolling baselines).
  *
  * Service status:
  * - CRITICAL: an SLO is VIOLATED or in a fast burn, a dependency declared `required` is unhealthy, an operation
@@ -25,12 +26,13 @@
  * The summary lists the reasons, so an agent sees why.
  */
 import type { Criticality } from '../enums.js';
+import type { BaselineProvider } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import type { CircuitBreakers } from './circuit-breakers.js';
 import { type Clock, systemClock } from './clock.js';
 import { DependencyHealth, type DependencyState } from './dependency-health.js';
 import { MinuteHistory, type MinuteStats, type MinuteSummary, NO_REQUESTS } from './minute-history.js';
-import { ERROR_RATE_FLOOR, type OperationBaseline } from './operation-baseline.js';
+import { ERROR_RATE_FLOOR, type OperationBaseline, operationBaselineOf } from './operation-baseline.js';
 import type { OperationDeviation } from './operation-deviation.js';
 import type { ColdStart } from './patterns/cold-start.js';
 import type { SloCompliance, SloStatus, SloTracker } from './slo-tracker.js';
@@ -150,7 +152,7 @@ export interface FleetFigures {
 export interface HealthAggregatorOptions {
   readonly clock?: Clock;
   readonly dependencyHealth?: DependencyHealth;
-  /** What each operation is judged against. Default: nothing (every operation learning, errors not judged). */
+  /** What each operation is judged against. Default: the baseline provider's baseline. */
   readonly baselinesOf?: (operation: string) => OperationBaselines;
   readonly circuitBreakers?: CircuitBreakers;
   /**
@@ -191,7 +193,12 @@ export class HealthAggregator {
   /** Minutes operation health is measured over. */
   readonly recentMinutes: number;
 
+  /**
+   * Operations are judged against `baselines` (the spec's rolling baselines; any provider will
+   * do) unless `options.baselinesOf` says otherwise, as the engine's does with its learned normals.
+   */
   constructor(
+    private readonly baselines: BaselineProvider,
     private readonly slos: SloTracker,
     private readonly options: HealthAggregatorOptions = {},
   ) {
@@ -247,7 +254,7 @@ export class HealthAggregator {
 
   private healthOf(operation: string, history: MinuteHistory | undefined, fleet: FleetFigures | undefined, warming: boolean, now: number): OperationHealth {
     const recent = fleet ? (fleet.recentOf(operation) ?? NO_REQUESTS) : history!.summary(now, this.recentMinutes);
-    const baselines = this.options.baselinesOf?.(operation) ?? LEARNING;
+    const baselines = this.options.baselinesOf ? this.options.baselinesOf(operation) : this.providedBaselinesOf(operation);
     const { baseline, coldStart, deviation } = baselines;
     let reasons: readonly string[] = NO_REASONS;
     // Allocated only for an operation that is elevated: a health read asks for every operation.
@@ -267,6 +274,11 @@ export class HealthAggregator {
     }
     if (found) reasons = found;
     return new OperationHealth(operation, recent, baselines, reasons, this.recentMinutes);
+  }
+
+  private providedBaselinesOf(operation: string): OperationBaselines {
+    const baseline = this.baselines.getBaseline(operation);
+    return baseline ? new OperationBaselines(operationBaselineOf(baseline), undefined, undefined) : LEARNING;
   }
 
   /** With `fleet`, operations and SLOs are the fleet's. */

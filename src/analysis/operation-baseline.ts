@@ -6,8 +6,14 @@
  * A class, not an object literal, for the reason OperationHealth gives: each health read makes
  * one per operation.
  */
-import { type ConfiguredFigures, NOTHING_CONFIGURED } from './baseline.js';
-import type { NormalReference, NormalState } from './learned-normal.js';
+import { type Baseline, type ConfiguredFigures, figuresOf, NOTHING_CONFIGURED } from './baseline.js';
+import type { NormalState } from './learned-normal.js';
+
+/** What was learned from traffic: the learned normal's reference (learned-normal.ts), or a learned baseline's figures. */
+export interface LearnedFigures {
+  percentile(q: 0.5 | 0.99): number;
+  readonly errorRate: number | undefined;
+}
 
 /** configured: from configuration; learned: the normal learned from traffic; learning: neither yet; unjudged: `expected-error-rate: -1`. */
 export type FigureSource = 'configured' | 'learned' | 'learning' | 'unjudged';
@@ -34,7 +40,7 @@ export class OperationBaseline {
   readonly acceptAt: number | undefined;
 
   /** `learnedFirst` (`baselines.source: rolling`): a learned figure wins over the configured one; else configuration wins. */
-  constructor(configured: ConfiguredFigures, learned: NormalReference | undefined, normal: NormalState | undefined, learnedFirst = false) {
+  constructor(configured: ConfiguredFigures, learned: LearnedFigures | undefined, normal: NormalState | undefined, learnedFirst = false) {
     const figures = learnedFirst && learned ? NOTHING_CONFIGURED : configured;
     const p50 = figures.latencyP50Ms ?? learned?.percentile(0.5);
     const p99 = figures.latencyP99Ms ?? learned?.percentile(0.99);
@@ -75,6 +81,14 @@ export class OperationBaseline {
         return 'not judged (expected-error-rate: -1)';
     }
   }
+}
+
+/** A provider's baseline as what an operation is judged against: learned figures for a learned one (a rolling window's), else configured ones. */
+export function operationBaselineOf(baseline: Baseline): OperationBaseline {
+  if (!baseline.learned) return new OperationBaseline(figuresOf(baseline), undefined, undefined);
+  const { latencyP50Ms, latencyP99Ms, errorRate } = baseline;
+  const learned: LearnedFigures = { percentile: (q) => (q === 0.5 ? latencyP50Ms : latencyP99Ms), errorRate };
+  return new OperationBaseline(NOTHING_CONFIGURED, learned, undefined);
 }
 
 function sourceOf(configured: number | undefined, value: number | undefined): FigureSource {

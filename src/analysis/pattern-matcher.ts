@@ -204,8 +204,22 @@ export class PatternMatcher {
     return this.operations.getOrCreate(operation);
   }
 
-  /** Feeds an observation without detection (request rate only: the operation is beyond the cap or not analysed). */
-  recordLatency(_operation: string, _latencyMs: number): void {
+  /**
+   * Records an observation without detection: it counts in the operation's window and learned
+   * normal, and in the request rate, as `detectPatterns` counts it, and the next detection judges it.
+   */
+  recordLatency(operation: string, latencyMs: number, isError = false): void {
+    const now = this.clock.now();
+    const log = logLatency(latencyMs);
+    this.normals?.normalFor(operation)?.add(now, log, isError);
+    this.herd.rate.add(now);
+    const window = this.recentFor(operation);
+    // Judging needs the caller's baseline snapshot, which only detectPatterns is given.
+    if (window?.add(now, log, latencyMs, isError)) window.judgePending = true;
+  }
+
+  /** Counts a request in the request rate (which a thundering herd is judged by) and nowhere else: an operation the engine does not analyse. */
+  recordRequest(): void {
     this.herd.rate.add(this.clock.now());
   }
 
@@ -266,7 +280,10 @@ export class PatternMatcher {
     const now = this.clock.now();
     this.herd.rate.add(now);
     if (!window) return NO_PATTERNS;
-    if (window.add(now, log, latencyMs, isError)) this.judge(window, normal, operation, snapshot, now);
+    if (window.add(now, log, latencyMs, isError) || window.judgePending) {
+      window.judgePending = false;
+      this.judge(window, normal, operation, snapshot, now);
+    }
     const context = this.context;
     context.operation = operation;
     context.window = window;

@@ -1,5 +1,5 @@
 /**
- * The layering DESIGN.md states, checked on the source: incidents return data and import nothing
+ * The layering of src/, checked on the source: incidents return data and import nothing
  * from the tool server, and the tool server and telemetry reach process-global state only
  * through callbacks from the composition root (src/start.ts), never by looking up the runtime.
  */

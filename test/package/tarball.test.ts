@@ -1,7 +1,7 @@
 /**
  * What `npm publish` would upload (`npm pack --dry-run`): only the expected files, every entry
  * point and every relative link of the packed documents inside it, the metadata npm shows, and a
- * size budget (docs/packaging.md says why) whose figures the documents state.
+ * size budget that docs/packaging.md states and justifies.
  */
 import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
@@ -11,8 +11,6 @@ import { type Packed, packList } from '../support/packed-package.js';
 
 /** The budget docs/packaging.md states and justifies. */
 const BUDGET = { packedKb: 760, unpackedKb: 2600, files: 470 };
-/** How far the figures the documents state may drift from the measured ones before they are updated. */
-const DRIFT = 0.2;
 
 /** Packed files must be one of these: the preload, compiled code and types, the example, the docs. */
 const EXPECTED_FILE = /^(README\.md|package\.json|LICENSE|register\.mjs|svc\.yml\.example|docs\/[\w-]+\.md|dist\/[\w/.-]+\.(js|d\.ts))$/;
@@ -29,13 +27,6 @@ beforeAll(() => {
 /** Relative link targets in a Markdown text (inline links; external and same-page ones skipped). */
 function relativeLinks(markdown: string): string[] {
   return [...markdown.matchAll(/\]\(<?([^)\s>]+)>?\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z][a-z+.-]*:/i.test(target) && !target.startsWith('#'));
-}
-
-/** A figure such as `235 kB packed` stated in a document. */
-function statedKb(text: string, what: 'packed' | 'unpacked'): number {
-  const match = new RegExp(`(\\d+) kB ${what}`).exec(text);
-  expect(match, `a "<n> kB ${what}" figure`).not.toBeNull();
-  return Number(match![1]);
 }
 
 describe('contents', () => {
@@ -89,28 +80,13 @@ describe('size', () => {
     expect(packed.entryCount).toBeLessThanOrEqual(BUDGET.files);
   });
 
-  it('docs/packaging.md states the budget and the measured figures, and the README the packed size, within 20%', () => {
+  it('docs/packaging.md states the budget, and neither it nor the README a size that would go stale', () => {
     const packaging = readFileSync(join(ROOT, 'docs/packaging.md'), 'utf8');
-    expect(packaging).toContain(`Budget: **${BUDGET.packedKb} kB packed, ${BUDGET.unpackedKb} kB unpacked, ${BUDGET.files} files**`);
-    const measured = /\*\*(\d+) kB packed, (\d+) kB unpacked, (\d+) files\*\*/.exec(packaging);
-    expect(measured, 'the measured "**<n> kB packed, <n> kB unpacked, <n> files**"').not.toBeNull();
-    const [, statedPacked, statedUnpacked, statedFiles] = measured!.map(Number);
+    const budget = `${BUDGET.packedKb} kB packed, ${BUDGET.unpackedKb} kB unpacked, ${BUDGET.files} files`;
+    expect(packaging).toContain(`Budget: **${budget}**`);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const near = (stated: number, actual: number): boolean => Math.abs(stated - actual) <= actual * DRIFT;
-    const actual = { packed: Math.round(packed.size / 1000), unpacked: Math.round(packed.unpackedSize / 1000), files: packed.entryCount };
-    expect(
-      {
-        packed: near(statedPacked!, actual.packed),
-        unpacked: near(statedUnpacked!, actual.unpacked),
-        files: near(statedFiles!, actual.files),
-        readme: near(statedKb(readme, 'packed'), actual.packed),
-      },
-      `measured ${JSON.stringify(actual)}`,
-    ).toEqual({
-      packed: true,
-      unpacked: true,
-      files: true,
-      readme: true,
-    });
+    const sizes = (text: string) => [...text.matchAll(/\d+ kB (?:packed|unpacked)/g)].map((m) => m[0]);
+    expect(sizes(packaging), 'sizes in docs/packaging.md: only the budget (npm pack --dry-run shows the measured ones)').toEqual([`${BUDGET.packedKb} kB packed`, `${BUDGET.unpackedKb} kB unpacked`]);
+    expect(sizes(readme), 'sizes in README.md: none (docs/packaging.md states the budget)').toEqual([]);
   });
 });

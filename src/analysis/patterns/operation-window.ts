@@ -108,6 +108,8 @@ export class OperationWindow {
   deviatedAtMs = Number.NEGATIVE_INFINITY;
   /** An error verdict holds while the newest seconds still fail: its end, when they no longer do, is a recovery. */
   recovering = false;
+  /** A bucket closed on a request recorded without detection (`PatternMatcher.recordLatency`): the next detection judges it. */
+  judgePending = false;
   /** Cold-start record (first requests of a fresh process), while it matters. */
   coldStart: ColdStartRecord | undefined;
 
