@@ -56,11 +56,12 @@ export class ErrorCategories {
     if (!counts) return;
     const category = this.categoryOf(attributes, exceptionEventOf(events) ?? requestException);
     const key = category.frame === undefined ? category.name : `${category.name}\n${category.frame}`;
-    let entry = counts.get(key);
+    const kept = counts.has(key) || counts.size < MAX_CATEGORIES_PER_OPERATION;
+    const slot = kept ? key : OTHER.name;
+    let entry = counts.get(slot);
     if (!entry) {
-      const kept = counts.size < MAX_CATEGORIES_PER_OPERATION;
-      entry = (kept ? undefined : counts.get(OTHER.name)) ?? { category: kept ? category : OTHER, count: 0 };
-      counts.set(kept ? key : OTHER.name, entry);
+      entry = { category: kept ? category : OTHER, count: 0 };
+      counts.set(slot, entry);
     }
     entry.count++;
   }
