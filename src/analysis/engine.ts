@@ -15,7 +15,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import type { Attributes } from '@opentelemetry/api';
-import type { Span } from '@opentelemetry/sdk-trace';
+import type { Span, TimedEvent } from '@opentelemetry/sdk-trace';
 import { ANOMALY, BASELINE, SLO } from '../attribute-names.js';
 import type { Criticality } from '../enums.js';
 import { reportError } from '../report-error.js';
@@ -27,7 +27,7 @@ import { CircuitBreakers } from './circuit-breakers.js';
 import { type Clock, SpanClock, systemClock } from './clock.js';
 import { DependencyHealth } from './dependency-health.js';
 import type { EmitEvent } from './emit-event.js';
-import { ErrorCategories, errorCategoryOf } from './error-categories.js';
+import { ErrorCategories } from './error-categories.js';
 import { type FleetFigures, HealthAggregator, type HealthSummary, OperationBaselines } from './health-aggregator.js';
 import type { LearnedNormal } from './learned-normal.js';
 import { logLatency } from './log-latency.js';
@@ -280,7 +280,9 @@ export class Engine {
     this.sloAlertListeners.push(listener);
   }
 
-  observeOperation(span: Span, operation: { readonly name: string }, latencyMs: number, isError: boolean): void {
+  /** `requestException`: an exception event of the same request found on another of its spans (the span processor's). */
+  observeOperation(span: Span, operation: { readonly name: string }, latencyMs: number, isError: boolean, requestException?: TimedEvent): void {
+    if (isError) this.errorCategories.record(operation.name, span.attributes, span.events, requestException);
     this.observe(operation.name, latencyMs, isError, span);
   }
 
@@ -295,7 +297,6 @@ export class Engine {
   }
 
   private analyse(operation: string, latencyMs: number, isError: boolean, span: Span | undefined): void {
-    if (isError && span) this.errorCategories.record(operation, errorCategoryOf(span.attributes, span.events));
     if (this.observers.size) for (const observer of this.observers) observer(operation, latencyMs, isError);
     const state = this.stateOf(operation);
     if (!state) {

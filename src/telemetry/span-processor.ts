@@ -5,14 +5,16 @@
  *   baseline;
  * - to client spans: the dependency they call and its declared metadata.
  * Each operation's and dependency's attributes are built once and cached; per span the work is a
- * few map lookups and at most one `setAttributes`. Nothing here throws into the host.
+ * few map lookups and at most one `setAttributes`. An exception recorded on a span of a request
+ * other than its server span is passed up to the server span's operation (request-exceptions.ts).
+ * Nothing here throws into the host.
  *
  * The tool server's own spans (`tools/call <tool>`, kind SERVER as the MCP conventions ask, scope
  * MCP_INSTRUMENTATION_SCOPE) are skipped: an agent's tool call is not one of the app's operations
  * nor its first request.
  */
 import { type Attributes, type Context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { ReadableSpan, Span, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
 import { operationNamed } from '../agentic/operation-of-trip.js';
 import { BASELINE, MCP_INSTRUMENTATION_SCOPE, OPERATION } from '../attribute-names.js';
 import type { OperationMetadata } from '../metadata/operation-catalog.js';
@@ -20,11 +22,13 @@ import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { reportError } from '../report-error.js';
 import { DependencyMatcher } from './dependency-matcher.js';
 import { OperationNamer } from './operation-naming.js';
+import { RequestExceptions } from './request-exceptions.js';
 import { RouteInference } from './route-inference.js';
 
 /** What the analysis engine receives from the processor; it may write attributes on the span. */
 export interface SpanAnalysis {
-  observeOperation(span: Span, operation: OperationMetadata, latencyMs: number, isError: boolean): void;
+  /** `requestException`: the request's exception recorded on another of its spans (request-exceptions.ts). */
+  observeOperation(span: Span, operation: OperationMetadata, latencyMs: number, isError: boolean, requestException?: TimedEvent): void;
   observeDependency(dependency: string, latencyMs: number, isError: boolean): void;
 }
 
@@ -86,6 +90,7 @@ export class SvcSpanProcessor implements SpanProcessor {
   private readonly attributesOf = new WeakMap<OperationMetadata, OperationAttributes>();
   private namer!: OperationNamer;
   private readonly inference = new RouteInference();
+  private readonly requestExceptions = new RequestExceptions();
   private dependencies!: DependencyMatcher;
   private builtVersion = -1;
   private firstRequestSeen = false;
@@ -121,16 +126,18 @@ export class SvcSpanProcessor implements SpanProcessor {
   private enrich(span: Span): void {
     const { metadata, analysis } = this.options;
     this.rebuildIfDeclared();
+    const passedUp = this.requestExceptions.take(span);
     switch (span.kind) {
       case SpanKind.SERVER: {
-        if (isToolCall(span)) break;
+        // A server span ends its request here: nothing is passed up from it.
+        if (isToolCall(span)) return;
         const name = this.namer.nameServerSpan(span.attributes, span.name);
-        this.enrichOperation(span, metadata.operations.resolve(name, metadata.decorators.operationOfSpan.get(span)));
-        break;
+        this.enrichOperation(span, metadata.operations.resolve(name, metadata.decorators.operationOfSpan.get(span)), passedUp);
+        return;
       }
       case SpanKind.INTERNAL: {
         const name = metadata.decorators.operationOfSpan.get(span);
-        if (name !== undefined) this.enrichOperation(span, metadata.operations.resolve(name));
+        if (name !== undefined) this.enrichOperation(span, metadata.operations.resolve(name), passedUp);
         break;
       }
       case SpanKind.CLIENT:
@@ -142,15 +149,16 @@ export class SvcSpanProcessor implements SpanProcessor {
         break;
       }
     }
+    this.requestExceptions.passUp(span, passedUp);
   }
 
-  private enrichOperation(span: Span, operation: OperationMetadata): void {
+  private enrichOperation(span: Span, operation: OperationMetadata, requestException: TimedEvent | undefined): void {
     const cached = this.cachedAttributes(operation);
     const attributes = span.name === operation.name ? cached.withoutName : cached.withName;
     if (attributes) span.setAttributes(attributes);
     // Guardrail trips of agents that ran in this operation learn its name (nothing to do while none waits).
     operationNamed(span, operation.name);
-    this.options.analysis?.observeOperation(span, operation, durationMs(span), span.status.code === SpanStatusCode.ERROR);
+    this.options.analysis?.observeOperation(span, operation, durationMs(span), span.status.code === SpanStatusCode.ERROR, requestException);
   }
 
   /** Decorators declare operations and dependencies while the app loads; naming follows them. */

@@ -34,8 +34,8 @@ describe('get_error_analysis', () => {
     expect(lineWith(text, 'Baseline confidence')).toMatch(/: +configured figures; the learned normal is still learning \(100 samples; a baseline forms at 10\)$/);
 
     expect(h.engine.errorCategories.of(PAY)).toEqual([
-      { category: 'HTTP 503', count: 15 },
-      { category: 'TimeoutError', count: 5 },
+      { name: 'HTTP 503', count: 15 },
+      { name: 'TimeoutError', count: 5 },
     ]);
     expect(text).toMatch(/ERROR CATEGORIES \(20 errors since start\)\n {2}HTTP 503 +15 +75\.0%\n {2}TimeoutError +5 +25\.0%/);
     expect(lineWith(text, 'SUGGESTION')).toBe('SUGGESTION: mostly HTTP 503 while payments-api (unhealthy) is not healthy: check that dependency and enable its fallback or open its circuit breaker.');
@@ -62,6 +62,27 @@ describe('get_error_analysis', () => {
     for (let i = 0; i < 4; i++) h.failure('/pay', 30, { 'error.type': 'TypeError' });
     expect(lineWith(await analysis(h), 'SUGGESTION')).toBe(
       `SUGGESTION: mostly TypeError exceptions: check the latest deployment (version 2.4.0 (was 2.3.1), ${isoTime(deployment.timestamp)}) and roll it back if the errors started after it.`,
+    );
+  });
+
+  it("breaks exceptions down by type and normalised message, with the app's frame that threw them", async () => {
+    const h = toolHarness(baseline(0.01));
+    for (let i = 0; i < 20; i++) h.request('/pay', 30);
+    const cart = (id: number): Error => new TypeError(`Cannot read properties of undefined (reading 'findIndex') in cart ${id}`);
+    for (let id = 0; id < 6; id++) h.thrown('/pay', 30, cart(id));
+    for (let i = 0; i < 3; i++) h.failure('/pay', 30, { 'http.response.status_code': 503 });
+
+    const text = await analysis(h);
+    const frame = String.raw`cart \(test/mcp/get-error-analysis\.test\.ts:\d+:\d+\)`;
+    expect(text).toMatch(
+      new RegExp(String.raw`ERROR CATEGORIES \(9 errors since start\)
+ {2}TypeError: Cannot read properties of undefined \(reading <str>\) in cart <num> +6 +66\.7%
+ {4}at ${frame}
+ {2}HTTP 503 +3 +33\.3%
+`),
+    );
+    expect(lineWith(text, 'SUGGESTION')).toMatch(
+      new RegExp(String.raw`^SUGGESTION: mostly TypeError exceptions thrown at ${frame}: check recent code or configuration changes for the failing path\.$`),
     );
   });
 

@@ -2,7 +2,7 @@
  * Tools called as the tool server calls them: a handler with a READ caller and the services of a
  * real Engine (fake clock, real TracerProvider) and ServiceMetadata with default configuration.
  */
-import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { type Attributes, context as otelContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { AgentError } from '../../src/agent-error.js';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
@@ -39,6 +39,17 @@ export function toolHarness(options: Omit<EngineOptions, 'clock' | 'emit'> = {})
       const span = tracer.startSpan(`GET ${route}`, { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.request.method': 'GET', 'http.route': route, ...attributes } });
       span.setStatus({ code: SpanStatusCode.ERROR });
       span.end(start + latencyMs);
+    },
+    /** A failed `GET <route>` request (HTTP 500) whose route handler threw `error`, recorded on the handler's span as Express records it. */
+    thrown(route: string, latencyMs: number, error: Error): void {
+      const start = harness.clock.now();
+      const server = tracer.startSpan(`GET ${route}`, { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.request.method': 'GET', 'http.route': route } });
+      const handler = tracer.startSpan(`request handler - ${route}`, { kind: SpanKind.INTERNAL, startTime: start }, trace.setSpan(otelContext.active(), server));
+      handler.recordException(error, start);
+      handler.end(start);
+      server.setAttribute('http.response.status_code', 500);
+      server.setStatus({ code: SpanStatusCode.ERROR });
+      server.end(start + latencyMs);
     },
     /** `count` requests per minute for `minutes` minutes, spread over each minute; `at(minute, i)` gives latency and error. */
     traffic(route: string, minutes: number, count: (minute: number) => number, at: (minute: number, i: number) => { latencyMs: number; isError?: boolean }): void {

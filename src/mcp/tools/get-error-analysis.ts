@@ -3,6 +3,15 @@
  * rate, how much the learned normal can be trusted, and its error categories (since start), so
  * an agent in the PLAN phase can pick a remedy; the SUGGESTION line names one.
  *
+ * Categories (src/analysis/error-categories.ts): an exception by its type and normalised message,
+ * with the first frame in the app's own code on the line under it; an error without an exception
+ * by its error.type or HTTP status:
+ *
+ *     ERROR CATEGORIES (9 errors since start)
+ *       TypeError: Cannot read properties of undefined (reading <str>)  6  66.7%
+ *         at UsersService.update (src/users.service.ts:31:40)
+ *       HTTP 503                                                        3  33.3%
+ *
  * Deviation: against the operation's baseline error rate, configured or learned (with its source,
  * as every tool quotes it): ELEVATED with the health aggregator's rule (more than 5 points above it
  * and over twice it, floored at 1 %), below baseline by the mirror rule (more than 5 points below
@@ -11,13 +20,14 @@
  * confidence is the learned normal's, by its samples (LOW under 30, MEDIUM under 100, HIGH) with
  * how long it covers.
  *
- * Bounded (src/mcp/bounded-output.ts): category names are cut at 128 characters, the suggestion
- * at 1/16 of `svc.mcp.max-output-bytes`, and categories beyond what fits (at most 21 are kept per
- * operation) are paged, most frequent first:
+ * Bounded (src/mcp/bounded-output.ts): category names and frames are cut at 128 characters, the
+ * suggestion at 1/16 of `svc.mcp.max-output-bytes`, and categories beyond what fits (at most 20
+ * are kept per operation, the rest counted as `other`) are paged, most frequent first:
  * `… 12 more error categories left out; call get_error_analysis with ... page=2`.
  */
 import { confidenceOf } from '../../analysis/baseline.js';
 import type { Engine } from '../../analysis/engine.js';
+import type { ErrorCategory } from '../../analysis/error-categories.js';
 import { durationText, ERROR_RATE_FLOOR, type OperationBaseline } from '../../analysis/operation-baseline.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, operationLabel, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
@@ -29,15 +39,15 @@ const DEVIATION_POINTS = 0.05;
 const TIMEOUT = /time.?out|deadline|ETIMEDOUT|AbortError/i;
 const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|socket hang up/i;
 // error.type holds the status code itself for HTTP errors (semantic conventions); svc writes `HTTP 503`.
+const MAX_CATEGORY_CHARS = 128;
 const SERVER_ERROR = /^(HTTP )?5\d\d$/;
 const CLIENT_ERROR = /^(HTTP )?4\d\d$/;
-const MAX_CATEGORY_CHARS = 128;
 
 export const getErrorAnalysis = defineTool({
   name: 'get_error_analysis',
   title: 'Error analysis',
   description:
-    'Errors of one operation: requests, errors and error rate over the recent minutes (svc.health.recent-minutes), deviation from the baseline error rate, baseline confidence, the breakdown by error category (error.type, exception type or HTTP status) and a suggested remedy. Use it to choose a remediation.',
+    'Errors of one operation: requests, errors and error rate over the recent minutes (svc.health.recent-minutes), deviation from the baseline error rate, baseline confidence, the breakdown by error category (an exception by type and normalised message with the stack frame in the app that threw it; else error.type or HTTP status) and a suggested remedy. Use it to choose a remediation.',
   permission: 'READ',
   readOnly: true,
   params: { operation_name: operationName(), page: page() },
@@ -70,17 +80,22 @@ export const getErrorAnalysis = defineTool({
         ['Baseline confidence', confidence(baseline, engine.normals.rules.minSamples)],
       ]),
     ].join('\n');
-    const suggested = `SUGGESTION: ${cutField(suggestion(engine, errors, categories[0]?.category), fieldChars(maxBytes))}`;
+    const suggested = `SUGGESTION: ${cutField(suggestion(engine, errors, categories[0]), fieldChars(maxBytes))}`;
     const lines = columns(
-      categories.map((c) => [shownName(c.category, MAX_CATEGORY_CHARS), String(c.count), percent(c.count / categorized, 1)]),
+      categories.map((c) => [shownName(c.name, MAX_CATEGORY_CHARS), String(c.count), percent(c.count / categorized, 1)]),
       60,
-    );
+    ).map((line, i) => withFrame(line, categories[i]!.frame));
     const { text } = pageText(request, [{ noun: ['error category', 'error categories'], items: lines }], ([shown]) =>
       blocks(head, section(`ERROR CATEGORIES (${categorized} errors since start)`, shown!), suggested),
     );
     return textResult(text);
   },
 });
+
+/** A category's line, and under it where its exception was thrown. */
+function withFrame(line: string, frame: string | undefined): string {
+  return frame === undefined ? line : `${line}\n    at ${shownName(frame, MAX_CATEGORY_CHARS)}`;
+}
 
 /** The error rate against its baseline (configured or learned, with where it comes from), by the health aggregator's rule. */
 function deviation(requests: number, rate: number, baseline: OperationBaseline | undefined, recentMinutes: number): string {
@@ -105,9 +120,10 @@ function confidence(baseline: OperationBaseline | undefined, minSamples: number)
 }
 
 /** One remedy for the PLAN phase, from the most frequent error category. */
-function suggestion(engine: Engine, recentErrors: number, category: string | undefined): string {
-  const top = category === undefined ? undefined : shownName(category, MAX_CATEGORY_CHARS);
-  if (top === undefined) return recentErrors ? 'errors are not categorised; check dependency health (get_service_health) and recent changes.' : 'no errors recorded; nothing to remedy for errors.';
+function suggestion(engine: Engine, recentErrors: number, category: ErrorCategory | undefined): string {
+  if (category === undefined)
+    return recentErrors ? 'errors are not categorised; check dependency health (get_service_health) and recent changes.' : 'no errors recorded; nothing to remedy for errors.';
+  const top = shownName(category.name, MAX_CATEGORY_CHARS);
   // Stale states (no call in the window) describe the past: not a current suspect.
   const unwell = engine.dependencyHealth.statuses().filter((d) => d.state !== 'healthy' && !d.stale);
   const dependencies = listSome(
@@ -123,8 +139,10 @@ function suggestion(engine: Engine, recentErrors: number, category: string | und
   }
   if (CLIENT_ERROR.test(top)) return `mostly client errors (${top}): callers send requests the service rejects; check recent API or validation changes before remediating.`;
   if (top === 'unknown') return 'errors carry no error.type, exception or HTTP status; record exceptions on the spans to classify them, and check dependency health meanwhile.';
+  const thrownAt = category.frame === undefined ? '' : ` thrown at ${shownName(category.frame, MAX_CATEGORY_CHARS)}`;
+  const exceptions = `mostly ${category.exceptionType === undefined ? top : shownName(category.exceptionType, MAX_CATEGORY_CHARS)} exceptions${thrownAt}`;
   const deployment = engine.changes.lastDeployment();
   return deployment
-    ? `mostly ${top} exceptions: check the latest deployment (${cutField(deployment.description, 200)}, ${isoTime(deployment.timestamp)}) and roll it back if the errors started after it.`
-    : `mostly ${top} exceptions: check recent code or configuration changes for the failing path.`;
+    ? `${exceptions}: check the latest deployment (${cutField(deployment.description, 200)}, ${isoTime(deployment.timestamp)}) and roll it back if the errors started after it.`
+    : `${exceptions}: check recent code or configuration changes for the failing path.`;
 }
