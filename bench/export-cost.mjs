@@ -17,14 +17,9 @@ import { decoratorRegistry } from '../dist/metadata/decorator-registry.js';
 import { ServiceMetadata } from '../dist/metadata/service-metadata.js';
 import { Engine } from '../dist/service-engine.js';
 import { load, sleep, start, stop } from './paired-servers.mjs';
-import { machine, writeSection } from './performance-doc.mjs';
+import { printedSection } from './printed-section.mjs';
 
-/** Printed, and kept for docs/performance.md. */
-const printed = [];
-const say = (line) => {
-  console.log(line);
-  printed.push(line);
-};
+const { say, write } = printedSection('bench/export-cost.mjs', 'Export');
 
 const BATCH = 512; // the BatchSpanProcessor's default export batch
 const ROUNDS = 500;
@@ -167,4 +162,4 @@ rmSync(stateDir, { recursive: true, force: true });
 const lost = /telemetry lost .*/.exec(loaded.stderr)?.[0] ?? 'nothing';
 say(`\n${LOAD_RATE} req/s for ${LOAD_SECONDS} s on plain node:http, default OTEL_BSP_* (queue 2048, batch 512, 5 s), OTLP/HTTP protobuf to a counting sink`);
 say(`  ${Math.round(result.requests.average)} req/s answered (${result.non2xx} not 2xx); the sink received ${received} of the ${spansExpected} server spans; svc reported lost: ${lost}`);
-writeSection('bench/export-cost.mjs', `## Export (bench/export-cost.mjs)\n\n- Measured: ${machine()}.\n\n\`\`\`\n${printed.join('\n').trim()}\n\`\`\``);
+await write();

@@ -15,8 +15,12 @@ was measured on. Do not edit by hand; run the script again.
 
 export function machine() {
   const cpu = cpus();
-  const placement = pinned ? `servers pinned to core ${serverCore}, load generator and sink on the others` : 'not pinned to cores';
-  return `${new Date().toISOString().slice(0, 10)}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}, ${placement}`;
+  return `${new Date().toISOString().slice(0, 10)}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`;
+}
+
+/** Where the servers of a benchmark that starts them ran. */
+export function placement() {
+  return pinned ? `servers pinned to core ${serverCore}, load generator and sink on the others` : 'servers not pinned to cores';
 }
 
 export function table(header, rows) {

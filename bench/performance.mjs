@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuByPart, PARTS } from './cpu-profile.mjs';
 import { median, load as paced, paired, ratio, sleep, start, stats, stop, toolServerUrl } from './paired-servers.mjs';
-import { machine, table, writeSection } from './performance-doc.mjs';
+import { machine, placement, table, writeSection } from './performance-doc.mjs';
 
 const ROUNDS = Number(process.env.BENCH_FRAMEWORK_ROUNDS ?? 3);
 const CYCLES = Number(process.env.BENCH_FRAMEWORK_CYCLES ?? 2);
@@ -177,7 +177,7 @@ const breakdownTables = FRAMEWORKS.map((framework) => {
 
 const document = `## Cost by framework (bench/performance.mjs)
 
-- Measured: ${machine()}.
+- Measured: ${machine()}, ${placement()}.
 - App: \`bench/framework-app.cjs\`, GET ${PATHS.join(', ')} in turn at ${RATE} requests/s over ${CONNECTIONS} connections.
 - Variants: plain (no instrumentation); OTel (\`--import @opentelemetry/auto-instrumentations-node/register\`); svc (\`--import @svc/register\`, default instrumentations, tool server listening, no agent); svc+all (svc with \`svc.telemetry.instrumentations: all\`, OTel's register's set). Traces and logs over OTLP/HTTP protobuf to one discarding sink.
 - ${ROUNDS} rounds of fresh servers, each ${CYCLES} cycles of ${SLICE_SECONDS} s slices per server after ${WARMUP_SECONDS} s of warm-up, then one ${PROFILE_SECONDS} s profiled slice, its first ${PROFILE_SKIP_SECONDS} s left out (${((Date.now() - begun) / 1000).toFixed(0)} s in all).

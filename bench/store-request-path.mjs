@@ -15,15 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { median, load as paced, paired, pinned, ratio, row, serverCore, start, stats, stop, toolServerUrl } from './paired-servers.mjs';
-import { machine, writeSection } from './performance-doc.mjs';
+import { printedSection } from './printed-section.mjs';
 import { startRedisServer } from './redis-server.mjs';
 
-/** Printed, and kept for docs/performance.md. */
-const printed = [];
-const say = (line) => {
-  console.log(line);
-  printed.push(line);
-};
+const { say, write } = printedSection('bench/store-request-path.mjs', 'A fleet on Redis against SQLite');
 
 const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 6);
 const CYCLES = Number(process.env.BENCH_STORE_CYCLES ?? 4);
@@ -126,4 +121,4 @@ try {
 } finally {
   redis?.stop();
 }
-writeSection('bench/store-request-path.mjs', `## A fleet on Redis against SQLite (bench/store-request-path.mjs)\n\n- Measured: ${machine()}.\n\n\`\`\`\n${printed.join('\n').trim()}\n\`\`\``);
+await write();
