@@ -1,8 +1,8 @@
 /**
  * Loads a package of the OpenTelemetry SDK synchronously, when svc first needs it: an
  * instrumentation when the app resolves what it patches, an exporter or metrics package when a
- * variable names it. Its CommonJS build is loaded: the ES module build of the same packages costs
- * about 7 MB more RSS (bench/performance.mjs), for no gain in start-up time.
+ * variable names it. Its CommonJS build is loaded: the ES module build of the same packages holds
+ * several MB more RSS, for no gain in start-up time.
  */
 import { createRequire } from 'node:module';
 
