@@ -107,7 +107,8 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
   out(instrumentationLine(config, env));
 
   // With svc off there is no tool server, so agents can make svc hold nothing.
-  if (config.get<boolean>('enabled')) for (const line of agentMemoryLines(config, all)) out(line);
+  // Agents reach svc only through the tool server: with svc or the tool server off they hold nothing.
+  if (config.get<boolean>('enabled') && config.get<boolean>('mcp.enabled')) for (const line of agentMemoryLines(config, all)) out(line);
 
   const errors = problems.filter((p) => p.level === 'error').length;
   const warnings = problems.length - errors;

@@ -245,6 +245,15 @@ describe('svc check', () => {
     expect(run([]).output).toContain('memory agents can make svc hold, at most: ');
   });
 
+  it('with the tool server off, prints nothing about the memory agents can make svc hold (no agent reaches svc)', () => {
+    for (const args of [['-Dsvc.mcp.enabled=false'], ['--all', '-Dsvc.mcp.enabled=false']]) {
+      const { code, output } = run(args);
+      expect(code).toBe(0);
+      expect(output).not.toContain('memory agents');
+    }
+    expect(run([], { 'svc.yml': 'mcp: { enabled: false }\n' }).output).not.toContain('memory agents');
+  });
+
   it('exits 2 on a usage error, 0 with usage on --help', () => {
     expect(run(['--frobnicate']).code).toBe(2);
     expect(run(['--config']).code).toBe(2);
