@@ -9,7 +9,10 @@ import { MemoryStore } from '../dist/store/memory-store.js';
 import { RedisStore } from '../dist/store/redis-store.js';
 import { SqliteStore } from '../dist/store/sqlite-store.js';
 import { StateWriter } from '../dist/store/state-writer.js';
+import { printedSection } from './printed-section.mjs';
 import { startRedisServer } from './redis-server.mjs';
+
+const section = printedSection('bench/store.mjs', 'State store writes');
 
 const RECORDS = 50_000;
 const BATCH = 500;
@@ -49,7 +52,7 @@ async function throughput(store) {
   return { perSecond: Math.round(RECORDS / (ms / 1000)), msPerBatch: ms / batches };
 }
 
-console.log(`queuing a state change: ${enqueueCost().toFixed(0)} ns (a Map set; serialisation happens at the flush)`);
+section.say(`queuing a state change: ${enqueueCost().toFixed(0)} ns (a Map set; serialisation happens at the flush)`);
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-store-'));
 const stores = [
   ['memory:', () => new MemoryStore()],
@@ -59,6 +62,7 @@ const redis = await startRedisServer(dir);
 if (redis) stores.push(['redis', () => new RedisStore({ url: redis.url, namespace: 'bench', connectTimeoutMs: 5000 })]);
 for (const [name, create] of stores) {
   const { perSecond, msPerBatch } = await throughput(create());
-  console.log(`${name.padEnd(8)} ${perSecond.toLocaleString('en-US').padStart(9)} records/s written, ${msPerBatch.toFixed(2)} ms per batch of ${BATCH}`);
+  section.say(`${name.padEnd(8)} ${perSecond.toLocaleString('en-US').padStart(9)} records/s written, ${msPerBatch.toFixed(2)} ms per batch of ${BATCH}`);
 }
 redis?.stop();
+await section.write();
