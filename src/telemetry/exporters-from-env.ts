@@ -19,14 +19,19 @@ import { otlpEndpoint } from './otlp-endpoint.js';
 import { queueDropMeterProvider } from './queue-drop-meter-provider.js';
 import type { TelemetryLoss } from './telemetry-loss.js';
 
+/** The OTLP exporter packages' suffix for an `OTEL_EXPORTER_OTLP_*PROTOCOL` value (http/protobuf for any other). */
+export function otlpPackageSuffix(protocol: string): 'grpc' | 'http' | 'proto' {
+  return protocol === 'grpc' ? 'grpc' : protocol === 'http/json' ? 'http' : 'proto';
+}
+
 /** The OTLP exporter of `signal` for `protocol`, loaded when first chosen (the gRPC one alone loads 20 ms of gRPC stack). */
 function otlpExporter<Exporter>(signal: 'trace' | 'logs', protocol: string): Exporter {
-  const pkg = protocol === 'grpc' ? 'grpc' : protocol === 'http/json' ? 'http' : 'proto';
-  const exports = loadPackage(`@opentelemetry/exporter-${signal}-otlp-${pkg}`, import.meta.url);
+  const exports = loadPackage(`@opentelemetry/exporter-${signal}-otlp-${otlpPackageSuffix(protocol)}`, import.meta.url);
   return new (exports[signal === 'trace' ? 'OTLPTraceExporter' : 'OTLPLogExporter'] as new () => Exporter)();
 }
 
-function positive(name: string): number | undefined {
+/** A positive number from `name`, else undefined (the SDK's default applies). */
+export function positive(name: string): number | undefined {
   const value = getNumberFromEnv(name);
   return value !== undefined && value > 0 ? value : undefined;
 }

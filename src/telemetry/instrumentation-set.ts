@@ -91,15 +91,24 @@ export interface InstrumentationChoice {
 
 type SetChoice = Pick<InstrumentationChoice, 'configured' | 'env' | 'onUnknownName'>;
 
+/** The names a variable lists, trimmed; undefined when it is unset or blank. */
+function listedIn(env: NodeJS.ProcessEnv, variable: string): string[] | undefined {
+  const value = env[variable];
+  return value?.trim()
+    ? value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean)
+    : undefined;
+}
+
 function namesFromEnv(choice: SetChoice, variable: string): InstrumentationName[] | undefined {
-  const value = choice.env[variable];
-  if (!value?.trim()) return undefined;
+  const listed = listedIn(choice.env, variable);
+  if (!listed) return undefined;
   const names: InstrumentationName[] = [];
-  for (const raw of value.split(',')) {
-    const name = raw.trim();
-    if (!name) continue;
+  for (const name of listed) {
     if ((INSTRUMENTATION_NAMES as readonly string[]).includes(name)) names.push(name as InstrumentationName);
-    // `fastify` names svc's own Fastify route naming (sdk.ts), not an instrumentation of this catalog
+    // `fastify` names svc's own Fastify route naming (namesFastifyRoutes), not an instrumentation of this catalog
     else if (name !== 'fastify') choice.onUnknownName?.(variable, name);
   }
   return names;
@@ -157,6 +166,8 @@ export function packageOf(specifier: string): string | undefined {
 }
 
 export interface InstrumentationSet {
+  /** Whether svc names Fastify's routes (fastify-routes.ts): unless `OTEL_NODE_DISABLED_INSTRUMENTATIONS` lists `fastify`. */
+  readonly namesFastifyRoutes: boolean;
   /** Instrumentations of Node's built-ins, for the SDK to enable at start. */
   readonly atStart: Instrumentation[];
   /** Starts setting up the others as the app resolves their packages; `enable` registers one with the SDK's providers. */
@@ -187,6 +198,7 @@ export function instrumentationSet(choice: InstrumentationChoice): Instrumentati
     }
   };
   return {
+    namesFastifyRoutes: !listedIn(choice.env, 'OTEL_NODE_DISABLED_INSTRUMENTATIONS')?.includes('fastify'),
     atStart,
     watch(enable) {
       if (waiting.size === 0) return;

@@ -12,6 +12,7 @@ import { CompositePropagator, getNumberFromEnv, getStringFromEnv, getStringListF
 import { envDetector, hostDetector, osDetector, processDetector, type ResourceDetector, serviceInstanceIdDetector } from '@opentelemetry/resources';
 import type { LogRecordLimits } from '@opentelemetry/sdk-logs';
 import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, type Sampler, type SpanLimits, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+import { otlpPackageSuffix, positive } from './exporters-from-env.js';
 import { loadPackage } from './load-package.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the packages are loaded when named, their types are not imported
@@ -61,11 +62,6 @@ export function spanLimitsFromEnv(): SpanLimits {
   };
 }
 
-function positive(name: string): number | undefined {
-  const value = getNumberFromEnv(name);
-  return value !== undefined && value > 0 ? value : undefined;
-}
-
 export function logRecordLimitsFromEnv(): LogRecordLimits {
   return {
     attributeCountLimit: positive('OTEL_LOGRECORD_ATTRIBUTE_COUNT_LIMIT') ?? positive('OTEL_ATTRIBUTE_COUNT_LIMIT'),
@@ -108,8 +104,7 @@ export function resourceDetectorsFromEnv(): ResourceDetector[] {
 
 function metricExporterFromEnv(): unknown {
   const protocol = (getStringFromEnv('OTEL_EXPORTER_OTLP_METRICS_PROTOCOL') ?? getStringFromEnv('OTEL_EXPORTER_OTLP_PROTOCOL'))?.trim() || 'http/protobuf';
-  const pkg = protocol === 'grpc' ? 'grpc' : protocol === 'http/json' ? 'http' : 'proto';
-  return new (requireFromSdk(`@opentelemetry/exporter-metrics-otlp-${pkg}`).OTLPMetricExporter)();
+  return new (requireFromSdk(`@opentelemetry/exporter-metrics-otlp-${otlpPackageSuffix(protocol)}`).OTLPMetricExporter)();
 }
 
 /** `OTEL_METRICS_EXPORTER` (default otlp, as the NodeSDK): the metric readers, or none. */

@@ -61,7 +61,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
 
   registerInstrumentations({ instrumentations: options.instrumentations.atStart });
   options.instrumentations.watch((instrumentation) => registerInstrumentations({ instrumentations: [instrumentation] }));
-  const stopFastifyRoutes = disabledInstrumentations().has('fastify') ? () => {} : nameFastifyRoutes();
+  const stopFastifyRoutes = options.instrumentations.namesFastifyRoutes ? nameFastifyRoutes() : () => {};
   let shutdown: Promise<void> | undefined;
   return {
     forceFlush: async () => {
@@ -73,9 +73,4 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
       return shutdown;
     },
   };
-}
-
-/** `OTEL_NODE_DISABLED_INSTRUMENTATIONS`, as auto-instrumentations-node reads it (`fastify` turns off svc's Fastify routes too). */
-function disabledInstrumentations(): Set<string> {
-  return new Set((process.env.OTEL_NODE_DISABLED_INSTRUMENTATIONS ?? '').split(',').map((name) => name.trim()));
 }
