@@ -258,6 +258,15 @@ class TrackedSlo {
     return burnOf(this.window, now, this.allowed);
   }
 
+  /** The budget remaining after each of the window's buckets, oldest first: its burn-down over the window. */
+  budgetCurve(now: number): { start: number; budgetRemaining: number }[] {
+    let spent = 0;
+    return this.window.buckets(now, WINDOW_BUCKETS).map(({ start, slot }) => {
+      spent += this.window.get(slot, SPENT);
+      return { start, budgetRemaining: Math.min(1, Math.max(0, roundRate(1 - spent))) };
+    });
+  }
+
   fastBurnRate(now: number): number | undefined {
     if (this.oneHour.total(now, TOTAL) < this.minBurnEvents(FAST_BURN)) return undefined;
     const oneHour = burnOf(this.oneHour, now, this.allowed);
@@ -413,6 +422,16 @@ export class SloTracker {
     if (!slo) return undefined;
     const now = this.clock.now();
     return { target: slo.definition.target, budgetRemaining: slo.budgetRemaining(now), burnRate: slo.burnRate(now) };
+  }
+
+  /**
+   * The SLO's budget remaining over its window, oldest first, at `points` times evenly apart (the
+   * window's 720 buckets taken every so many): it ends at the budget remaining now.
+   */
+  budgetCurve(name: string, points: number): { start: number; budgetRemaining: number }[] {
+    const curve = this.slos.get(name)?.budgetCurve(this.clock.now()) ?? [];
+    const step = Math.max(1, Math.ceil(curve.length / points));
+    return curve.filter((_, i) => (curve.length - 1 - i) % step === 0);
   }
 
   statuses(): SloStatus[] {

@@ -255,6 +255,13 @@ export const SCHEMA: readonly KeySpec[] = [
   },
   { path: 'mcp.approval-ttl', type: durationType('1440m', { positive: true }), default: '15m', doc: 'How long an approval request stays open, and an approval usable' },
   {
+    path: 'mcp.human-approval',
+    type: stringListType(100),
+    default: [],
+    doc: "Action kinds (enable_fallback, open_circuit_breaker, ... or a custom action name) that need approval by a person signed in on the status page, never by an agent's credential",
+  },
+  { path: 'mcp.status-page', type: booleanType, default: true, doc: "Serve the status page (docs/status-page.md) on the tool server's port, at /" },
+  {
     path: 'mcp.max-sessions-per-credential',
     type: integerType(1, 1000),
     default: 10,

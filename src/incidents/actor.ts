@@ -13,4 +13,6 @@ export interface Actor {
   readonly credential: string;
   /** The agent the bearer token was issued to; undefined for anonymous callers, whose names nothing vouches for. */
   readonly tokenAgent: string | undefined;
+  /** A person signed in on the status page, not an agent: only a person approves the kinds of `svc.mcp.human-approval`. */
+  readonly person?: boolean;
 }

@@ -8,6 +8,12 @@
  * requester then executes the action with `approved_by: <id>`, once, within `ttlMs` of the
  * request. Bounded: at most `maxPerCredential` open requests per credential (its oldest is
  * dropped, counted).
+ *
+ * An approver may decline a request instead (`decline:<id>`): the requester's next execution
+ * with that id is refused with who declined and why, and the request is gone. Actions of the
+ * kinds in `humanApproval` (`svc.mcp.human-approval`: a built-in kind such as `enable_fallback`,
+ * or a custom action's name) need approval whatever their definition says, and only a person
+ * signed in on the status page approves or declines them; an agent's credential never does.
  */
 import { AgentError } from '../agent-error.js';
 import type { Clock } from '../analysis/clock.js';
@@ -24,14 +30,25 @@ export interface ApprovalRequest {
   readonly reason: string;
   readonly requestedAt: number;
   readonly expiresAt: number;
+  /** Only a person approves it (svc.mcp.human-approval). */
+  readonly humanOnly: boolean;
   approvedBy?: string;
   approvedAt?: number;
+  declinedBy?: string;
+  declinedAt?: number;
+  declineReason?: string;
 }
 
 /** Why an action cannot run without an approval, and how to obtain one. */
 export class ApprovalError extends AgentError {}
 
 export const APPROVE_PREFIX = 'approve:';
+export const DECLINE_PREFIX = 'decline:';
+
+/** Whether an action is an approver's decision (`approve:<id>`, `decline:<id>`), not a remediation. */
+export function isDecision(action: string): boolean {
+  return action.startsWith(APPROVE_PREFIX) || action.startsWith(DECLINE_PREFIX);
+}
 /** Open approval requests kept per credential. */
 export const MAX_REQUESTS_PER_CREDENTIAL = 10;
 
@@ -46,7 +63,14 @@ export class Approvals {
     private readonly approvers: readonly string[],
     readonly ttlMs = 15 * 60_000,
     readonly maxPerCredential = MAX_REQUESTS_PER_CREDENTIAL,
+    private readonly humanApproval: readonly string[] = [],
   ) {}
+
+  /** Whether only a person may approve `action`: its kind (`enable_fallback` of `enable_fallback:GET /x`) or custom name is in svc.mcp.human-approval. */
+  needsPerson(action: string): boolean {
+    const separator = action.indexOf(':');
+    return this.humanApproval.includes(separator > 0 ? action.slice(0, separator) : action);
+  }
 
   /** Whether the caller's own credential may approve: its role grants ADMIN, or its token's agent is a configured approver. */
   mayApprove(caller: Actor): boolean {
@@ -57,25 +81,51 @@ export class Approvals {
   /** The open request of this credential for this action, or a new one. */
   request(action: string, reason: string, caller: Actor): ApprovalRequest {
     this.expire();
-    for (const open of this.requests.values()) if (open.action === action && open.credential === caller.credential && open.approvedBy === undefined) return open;
+    for (const open of this.requests.values()) if (open.action === action && open.credential === caller.credential && isOpen(open)) return open;
     const own = [...this.requests.values()].filter((r) => r.credential === caller.credential);
     if (own.length >= this.maxPerCredential) {
       this.requests.delete(own[0]!.id);
       this.evicted++;
     }
     const now = this.clock.now();
-    const request: ApprovalRequest = { id: this.ids.next(), action, credential: caller.credential, requestedBy: caller.agentName, reason, requestedAt: now, expiresAt: now + this.ttlMs };
+    const request: ApprovalRequest = {
+      id: this.ids.next(),
+      action,
+      credential: caller.credential,
+      requestedBy: caller.agentName,
+      reason,
+      requestedAt: now,
+      expiresAt: now + this.ttlMs,
+      humanOnly: this.needsPerson(action),
+    };
     this.requests.set(request.id, request);
     return request;
   }
 
   /** Approves a request with the caller's own credential. */
   approve(id: string, approver: Actor): ApprovalRequest {
-    if (!this.mayApprove(approver)) throw new ApprovalError(`this credential may not approve: approving needs a role that grants ADMIN or a token listed in svc.mcp.approvers`);
-    const request = this.find(id);
-    if (request.approvedBy !== undefined) throw new ApprovalError(`approval request ${id} is already approved`);
+    const request = this.decidable(id, approver);
     request.approvedBy = approver.agentName;
     request.approvedAt = this.clock.now();
+    return request;
+  }
+
+  /** Declines a request with the caller's own credential; the requester learns it at its next use of the id. */
+  decline(id: string, approver: Actor, reason: string): ApprovalRequest {
+    const request = this.decidable(id, approver);
+    request.declinedBy = approver.agentName;
+    request.declinedAt = this.clock.now();
+    request.declineReason = reason;
+    return request;
+  }
+
+  /** The open request `id`, when this approver may decide it. */
+  private decidable(id: string, approver: Actor): ApprovalRequest {
+    if (!this.mayApprove(approver)) throw new ApprovalError(`this credential may not approve: approving needs a role that grants ADMIN or a token listed in svc.mcp.approvers`);
+    const request = this.find(id);
+    if (request.humanOnly && !approver.person)
+      throw new ApprovalError(`approval request ${id} is for ${request.action}, which only a person approves or declines, signed in on the status page (svc.mcp.human-approval)`);
+    if (!isOpen(request)) throw new ApprovalError(`approval request ${id} is already ${request.approvedBy === undefined ? 'declined' : 'approved'}`);
     return request;
   }
 
@@ -84,7 +134,16 @@ export class Approvals {
     const request = this.find(id);
     if (request.action !== action || request.credential !== caller.credential)
       throw new ApprovalError(`approval ${id} is for another action or caller; execute ${action} without approved_by to request an approval of its own`);
-    if (request.approvedBy === undefined) throw new ApprovalError(`approval request ${id} is not approved yet: an approver must execute "${APPROVE_PREFIX}${id}" with their own credential`);
+    if (request.declinedBy !== undefined) {
+      this.requests.delete(id);
+      throw new ApprovalError(`approval request ${id} was declined by ${request.declinedBy}: "${request.declineReason}"; execute ${action} without approved_by to request a new approval`);
+    }
+    if (request.approvedBy === undefined)
+      throw new ApprovalError(
+        request.humanOnly
+          ? `approval request ${id} is not approved yet: a person approves it on the status page (svc.mcp.human-approval)`
+          : `approval request ${id} is not approved yet: an approver must execute "${APPROVE_PREFIX}${id}" with their own credential`,
+      );
     this.requests.delete(id);
     return request;
   }
@@ -92,7 +151,7 @@ export class Approvals {
   /** Open requests, oldest first, for approvers to see. */
   pending(): ApprovalRequest[] {
     this.expire();
-    return [...this.requests.values()].filter((r) => r.approvedBy === undefined);
+    return [...this.requests.values()].filter(isOpen);
   }
 
   private find(id: string): ApprovalRequest {
@@ -110,4 +169,8 @@ export class Approvals {
     const now = this.clock.now();
     for (const [id, request] of this.requests) if (request.expiresAt <= now) this.requests.delete(id);
   }
+}
+
+function isOpen(request: ApprovalRequest): boolean {
+  return request.approvedBy === undefined && request.declinedBy === undefined;
 }

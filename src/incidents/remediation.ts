@@ -8,7 +8,8 @@
  *
  * An action that needs approval runs only once a credential that may approve has approved it
  * (approvals.ts): the caller's own, or a second credential's approval named by its id in
- * `approvedBy`. `approve:<id>` is the approver's act. Every execution, refused ones and
+ * `approvedBy`. `approve:<id>` is the approver's act, `decline:<id>` its refusal (the reason
+ * given is the requester's answer). Every execution, refused ones and
  * approvals too, goes to the audit trail, and a health snapshot is taken for
  * verify_remediation_effect. A successful one is recorded as a `remediation` change (an action
  * taken, never ranked as the cause of an incident).
@@ -29,7 +30,7 @@ import { canonicalOperationName } from '../operation-name.js';
 import { printable } from '../printable.js';
 import { NO_SINK, type StateSink } from '../state-sink.js';
 import type { Actor } from './actor.js';
-import { APPROVE_PREFIX, ApprovalError, type Approvals } from './approvals.js';
+import { APPROVE_PREFIX, ApprovalError, type Approvals, DECLINE_PREFIX } from './approvals.js';
 import type { AuditEntry, AuditTrail } from './audit-trail.js';
 import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
 import type { Verifier } from './verification.js';
@@ -292,16 +293,16 @@ export class Remediation {
       const target = name.slice(separator + 1);
       if (OPERATION_KINDS.has(kind) && !this.knownOperation(target))
         throw new RemediationRefused(`unknown operation "${printable(target, 100)}"; list_remediation_actions names the actions of known operations`);
-      return { kind: kind as BuiltInActionKind, target: name.slice(separator + 1), requiresApproval: BUILT_IN_ACTIONS[kind as BuiltInActionKind].requiresApproval };
+      return { kind: kind as BuiltInActionKind, target: name.slice(separator + 1), requiresApproval: BUILT_IN_ACTIONS[kind as BuiltInActionKind].requiresApproval || this.approvals.needsPerson(name) };
     }
     const custom = this.custom.get(name);
     if (!custom) {
-      const known = [...Object.keys(BUILT_IN_ACTIONS).map((k) => `${k}:<target>`), `${APPROVE_PREFIX}<approval id>`, ...this.custom.keys()];
+      const known = [...Object.keys(BUILT_IN_ACTIONS).map((k) => `${k}:<target>`), `${APPROVE_PREFIX}<approval id>`, `${DECLINE_PREFIX}<approval id>`, ...this.custom.keys()];
       throw new RemediationRefused(
         `unknown action "${printable(name, 100)}"; call list_remediation_actions for an operation to get action names (known forms: ${known.slice(0, 12).join(', ')}${known.length > 12 ? ` and ${known.length - 12} more` : ''})`,
       );
     }
-    return { kind: 'custom', target: undefined, requiresApproval: custom.requiresApproval ?? false };
+    return { kind: 'custom', target: undefined, requiresApproval: (custom.requiresApproval ?? false) || this.approvals.needsPerson(name) };
   }
 
   /** Runs an action for a caller; refusals throw RemediationRefused after being audited. */
@@ -309,7 +310,9 @@ export class Remediation {
     const name = canonicalActionName(given);
     const base = { agentName: caller.agentName, role: caller.role, action: name, reason, approvedBy: undefined, approver: undefined };
     // An approver's own acts name them as the approver, so they can be kept from callers who cannot approve.
-    if (name.startsWith(APPROVE_PREFIX)) return this.approve(name.slice(APPROVE_PREFIX.length), { ...base, approver: this.approvals.mayApprove(caller) ? caller.agentName : undefined }, caller);
+    const approverBase = { ...base, approver: this.approvals.mayApprove(caller) ? caller.agentName : undefined };
+    if (name.startsWith(APPROVE_PREFIX)) return this.decide(name.slice(APPROVE_PREFIX.length), approverBase, caller, undefined);
+    if (name.startsWith(DECLINE_PREFIX)) return this.decide(name.slice(DECLINE_PREFIX.length), approverBase, caller, reason);
     let described: ReturnType<Remediation['describe']>;
     try {
       described = this.describe(name);
@@ -357,23 +360,27 @@ export class Remediation {
    * either, opens an approval request and throws ApprovalError saying how to complete it.
    */
   private approvalOf(action: string, reason: string, approvedBy: string | undefined, caller: Actor): { approvedBy: string; approver: string | undefined } {
-    if (this.approvals.mayApprove(caller)) return { approvedBy: 'own credential', approver: undefined };
+    if (this.approvals.mayApprove(caller) && (caller.person || !this.approvals.needsPerson(action))) return { approvedBy: 'own credential', approver: undefined };
     if (approvedBy) {
       const used = this.approvals.use(approvedBy, action, caller);
       return { approvedBy: used.id, approver: used.approvedBy! };
     }
     const request = this.approvals.request(action, reason, caller);
     const until = new Date(request.expiresAt).toISOString();
+    const who = request.humanOnly ? `a person approves it on the status page (svc.mcp.human-approval)` : `an approver executes "${APPROVE_PREFIX}${request.id}" with their own credential`;
     throw new ApprovalError(
-      `${action} needs approval by a credential that may approve. Approval request ${request.id} is open until ${until}: an approver executes "${APPROVE_PREFIX}${request.id}" with their own credential, then execute ${action} again with approved_by "${request.id}".`,
+      `${action} needs approval by ${request.humanOnly ? 'a person' : 'a credential that may approve'}. Approval request ${request.id} is open until ${until}: ${who}, then execute ${action} again with approved_by "${request.id}".`,
     );
   }
 
-  /** `approve:<id>`: the approver's act, audited under the approver's credential. */
-  private approve(id: string, base: Omit<AuditEntry, 'timestamp' | 'approval' | 'outcome' | 'detail'>, caller: Actor): ExecutionResult {
+  /** `approve:<id>` (no `declineReason`) or `decline:<id>`: the approver's act, audited under the approver's credential. */
+  private decide(id: string, base: Omit<AuditEntry, 'timestamp' | 'approval' | 'outcome' | 'detail'>, caller: Actor, declineReason: string | undefined): ExecutionResult {
     try {
-      const request = this.approvals.approve(id, caller);
-      const message = `approved ${request.action} requested by ${request.requestedBy} because "${request.reason}"; it may be executed once with approved_by "${request.id}" until ${new Date(request.expiresAt).toISOString()}`;
+      const request = declineReason === undefined ? this.approvals.approve(id, caller) : this.approvals.decline(id, caller, declineReason);
+      const message =
+        declineReason === undefined
+          ? `approved ${request.action} requested by ${request.requestedBy} because "${request.reason}"; it may be executed once with approved_by "${request.id}" until ${new Date(request.expiresAt).toISOString()}`
+          : `declined ${request.action} requested by ${request.requestedBy} because "${request.reason}"; its next execution with approved_by "${request.id}" is refused with this reason`;
       return { outcome: 'success', message, audit: this.audit.record({ ...base, approval: 'not_required', outcome: 'success', detail: message }) };
     } catch (error) {
       if (!(error instanceof ApprovalError)) throw error;

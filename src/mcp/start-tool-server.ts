@@ -58,7 +58,7 @@ export function toolServices(config: ResolvedConfig, engine: Engine, metadata: S
   const { agents, frontend, state, fleet } = host;
   const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
   const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
-  const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'));
+  const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'), undefined, config.get('mcp.human-approval'));
   const remediation = new Remediation(
     engine,
     audit,
@@ -124,6 +124,7 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
     ...(host.onPortBound && { onPortBound: host.onPortBound }),
     ...(host.onPortReleased && { onPortReleased: host.onPortReleased }),
     ...(host.tracer && { tracer: host.tracer }),
+    statusPage: config.get('mcp.status-page'),
   });
   const url = await server.start();
   process.stderr.write(`svc: MCP tool server listening at ${url}\n`);

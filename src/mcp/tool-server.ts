@@ -36,7 +36,9 @@ import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
+import { readBody } from './read-body.js';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonKind, KEPT_REQUESTS, MAX_KEPT_REQUEST_BYTES, MAX_NESTING, malformedParams, nestsDeeperThan, requestId } from './request-check.js';
+import type { StatusPage } from './status-page/status-page.js';
 import { listSome } from './text-layout.js';
 import { type ToolCallRecord, ToolCallTracer } from './tool-call-tracer.js';
 import { ANONYMOUS_CREDENTIAL, type CallerIdentity, type ToolDefinition } from './tool-definition.js';
@@ -62,6 +64,8 @@ export interface ToolServerOptions {
   readonly onPortReleased?: (port: number) => void;
   /** Each tools/call becomes a span of this tracer (src/mcp/tool-call-tracer.ts); none without. */
   readonly tracer?: Tracer;
+  /** Serve the status page (src/mcp/status-page) on every path but /mcp: svc.mcp.status-page. */
+  readonly statusPage?: boolean;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -97,8 +101,6 @@ export function unauthenticatedBind(host: string, hasTokens: boolean): string | 
 }
 
 const WILDCARD = new Set(['0.0.0.0', '::']);
-/** An oversized body is drained up to this multiple of the limit, then the connection is cut. */
-const DRAIN_FACTOR = 16;
 /** Open connections to the tool server (agents' SSE streams included); more are refused. */
 export const MAX_CONNECTIONS = 256;
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -126,6 +128,8 @@ export class ToolServer {
   closedSessions = 0;
   private readonly unsubscribe: () => void;
   private boundPort = 0;
+  /** Loaded with the first page request: agents never pay for it. */
+  private statusPage: Promise<StatusPage> | undefined;
 
   constructor(private readonly options: ToolServerOptions) {
     const unauthenticated = unauthenticatedBind(options.host, options.authenticator.hasTokens);
@@ -210,9 +214,10 @@ export class ToolServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
-    if (path !== '/mcp') return this.refuse(res, 404, 'not found: the MCP endpoint is /mcp');
+    if (path !== '/mcp' && !this.options.statusPage) return this.refuse(res, 404, 'not found: the MCP endpoint is /mcp');
     if (!this.allowedHost(req.headers.host)) return this.refuse(res, 403, `Host header "${printable(req.headers.host ?? '')}" is not allowed (DNS rebinding protection)`);
     if (!this.allowedOrigin(req.headers.origin)) return this.refuse(res, 403, `Origin "${printable(req.headers.origin ?? '')}" is not allowed (DNS rebinding protection)`);
+    if (path !== '/mcp') return (await this.page()).handle(req, res);
 
     const identity = this.authenticate(req, res);
     if (!identity) return;
@@ -297,6 +302,14 @@ export class ToolServer {
     const session = this.newSession(sdk, caller.credential);
     await session.server.connect(session.transport);
     await writeResponse(res, await session.transport.handleRequest(request, { authInfo, parsedBody: message }));
+  }
+
+  private page(): Promise<StatusPage> {
+    const { services, authenticator } = this.options;
+    this.statusPage ??= import('./status-page/status-page.js').then(
+      (m) => new m.StatusPage({ services, authenticator, authFailures: this.authFailures, limiter: this.limiter, now: () => this.now() }),
+    );
+    return this.statusPage;
   }
 
   /** The credential's identity, or undefined once the request has been refused (401, 429). */
@@ -533,29 +546,4 @@ const LEGACY_REQUEST_TYPES: Readonly<Record<string, RequestType>> = { ...MODERN_
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/**
- * The body, or undefined when it exceeds `limit` bytes, declared or streamed. An oversized body
- * is read to its end and dropped, so the caller gets its 413 instead of a reset connection; one
- * beyond DRAIN_FACTOR times the limit is cut off.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = Number(req.headers['content-length'] ?? 0) > limit;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit * DRAIN_FACTOR) {
-        req.destroy();
-        resolve(undefined);
-        return;
-      }
-      if (size > limit) tooLarge = true;
-      if (!tooLarge) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

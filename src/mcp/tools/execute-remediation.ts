@@ -6,7 +6,7 @@
  * long) and the reason are cut at 1/16 of `svc.mcp.max-output-bytes`, names at 256 characters
  * (agents' at 128), in the text and the structured content.
  */
-import { APPROVE_PREFIX } from '../../incidents/approvals.js';
+import { isDecision } from '../../incidents/approvals.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
@@ -23,7 +23,10 @@ export const executeRemediation = defineTool({
   permission: 'REMEDIATE',
   destructive: true,
   params: {
-    action_name: text('Exact action name, e.g. "enable_fallback:GET /orders/{id}", or "approve:APR-..." to approve a request', { required: true, maxLength: INPUT_LIMITS.actionName }),
+    action_name: text('Exact action name, e.g. "enable_fallback:GET /orders/{id}", or "approve:APR-..." / "decline:APR-..." to decide a request', {
+      required: true,
+      maxLength: INPUT_LIMITS.actionName,
+    }),
     reason: text('Why, recorded in the audit trail', { required: true, maxLength: INPUT_LIMITS.reason }),
     approved_by: id('The approval id (APR-...) an approver approved, for an action that needs approval'),
   },
@@ -41,7 +44,7 @@ export const executeRemediation = defineTool({
         ['Reason', cutField(args.reason, chars)],
         ['Approval', approvalText(result.audit, services.remediation.approvals.mayApprove(caller))],
         ['At', isoTime(result.audit.timestamp)],
-        ...(args.action_name.startsWith(APPROVE_PREFIX) ? [] : ([['Verify', `call verify_remediation_effect("${action}") in ${Math.round(services.verifier.delayMs / 1000)}s`]] as const)),
+        ...(isDecision(args.action_name) ? [] : ([['Verify', `call verify_remediation_effect("${action}") in ${Math.round(services.verifier.delayMs / 1000)}s`]] as const)),
       ]),
     ].join('\n');
     return { ...textResult(text, { action, outcome: result.outcome, message }), isError: result.outcome !== 'success' };

@@ -26,12 +26,13 @@ import { durationText } from '../../analysis/operation-baseline.js';
 import { PATTERN_DESCRIPTIONS } from '../../analysis/pattern-matcher.js';
 import type { FleetSnapshot } from '../../fleet/fleet-view.js';
 import type { Outlier } from '../../fleet/outliers.js';
-import { buildIncidentContext, type ChangeLine, type IncidentContext, type PatternLine } from '../../incidents/incident-context.js';
+import type { ChangeLine, IncidentContext, PatternLine } from '../../incidents/incident-context.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, operationLabel, type PageRequest, pageText, type ShownPart, shownName, type TextListing } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { againstBaseline, blocks, fields, isoTime, ms, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { operationName, page } from '../tool-params.js';
+import { readIncident } from '../views/incident-view.js';
 import { outlierText } from './fleet-lines.js';
 import { operationsWorstFirst } from './worst-first.js';
 
@@ -47,11 +48,10 @@ export const getIncidentContext = defineTool({
     const operation = args.operation_name;
     const maxBytes = maxOutputBytes(services);
     const request: PageRequest = { tool: 'get_incident_context', maxBytes, page: args.page, call: callFor('get_incident_context', { operation_name: operation }) };
-    const context = buildIncidentContext(operation, services);
-    const trips = services.agents?.recentTrips(operation) ?? [];
+    const { context, trips, fleet } = readIncident(services, operation);
     const text = boundedContext(request, context, services.engine);
     const withTrips = trips.length ? withGuardrailTrips(text, trips, fieldChars(maxBytes)) : text;
-    const replicas = services.fleet && replicasBlock(services.fleet.current(), operation);
+    const replicas = services.fleet && replicasBlock(fleet, operation);
     return textResult(replicas ? `${withTrips}\n\n${replicas}` : withTrips);
   },
 });

@@ -9,7 +9,7 @@
  * make a page, newest first; a cut trail ends with
  * `… 480 more actions (470 succeeded, 10 refused) left out; call get_recent_agent_actions with page=2`.
  */
-import { APPROVE_PREFIX } from '../../incidents/approvals.js';
+import { isDecision } from '../../incidents/approvals.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { callFor, cutField, fieldChars, MAX_AGENT_NAME_CHARS, maxOutputBytes, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
@@ -19,6 +19,11 @@ import { page } from '../tool-params.js';
 import { approvalText } from './execute-remediation.js';
 
 const OUTCOME: Record<AuditEntry['outcome'], string> = { success: 'succeeded', failed: 'failed', refused: 'refused' };
+
+/** Who acted: `ops-bot (operator)`, or `an approver` for an approver's decision shown to a caller who may not approve. */
+export function actorText(e: AuditEntry, mayApprove: boolean): string {
+  return !mayApprove && e.approver !== undefined && isDecision(e.action) ? 'an approver' : `${shownName(e.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(e.role, MAX_AGENT_NAME_CHARS)})`;
+}
 
 export const getRecentAgentActions = defineTool({
   name: 'get_recent_agent_actions',
@@ -34,11 +39,9 @@ export const getRecentAgentActions = defineTool({
     const entries = services.audit.recent(Number.MAX_SAFE_INTEGER);
     const chars = fieldChars(maxBytes);
     const mayApprove = services.remediation.approvals.mayApprove(caller);
-    const agent = (e: AuditEntry) =>
-      !mayApprove && e.approver !== undefined && e.action.startsWith(APPROVE_PREFIX) ? 'an approver' : `${shownName(e.agentName, MAX_AGENT_NAME_CHARS)} (${shownName(e.role, MAX_AGENT_NAME_CHARS)})`;
     const lines = entries.map(
       (e) =>
-        `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${agent(e)}${e.replica === undefined ? '' : ` on replica ${shownName(e.replica, MAX_AGENT_NAME_CHARS)}`}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
+        `${isoTime(e.timestamp)} ${e.outcome.toUpperCase()} ${shownName(e.action)} by ${actorText(e, mayApprove)}${e.replica === undefined ? '' : ` on replica ${shownName(e.replica, MAX_AGENT_NAME_CHARS)}`}; reason: ${cutField(e.reason, chars)}; approval: ${approvalText(e, mayApprove)}; ${cutField(e.detail, chars)}`,
     );
     const { text } = pageText(request, [{ noun: 'action', items: lines, kinds: entries.map((e) => OUTCOME[e.outcome]) }], ([shown]) =>
       section(`RECENT AGENT ACTIONS (${entries.length}${services.audit.evicted ? `; ${services.audit.evicted} older evicted, svc.limits.max-audit-entries` : ''})`, shown!, 'none recorded'),

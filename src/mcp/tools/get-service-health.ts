@@ -60,9 +60,9 @@ import { defineTool } from '../define-tool.js';
 import { blocks, ColumnLines, duration, headerLine, isoTime, listSome, ms, multiple, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { format, page } from '../tool-params.js';
-import { fleetJson, replicaCells, replicaJson, replicaKind, replicaRank, withOutliers } from './fleet-lines.js';
-import { storeNote } from './store-note.js';
-import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloKind, slosWorstFirst } from './worst-first.js';
+import { readHealth } from '../views/health-view.js';
+import { replicaCells, replicaJson, replicaKind, replicaRank } from './fleet-lines.js';
+import { operationKind, rank, sloKind } from './worst-first.js';
 
 /** Columns are padded to at most this width, so one long name does not widen every line. */
 const MAX_COLUMN = 60;
@@ -83,22 +83,15 @@ export const getServiceHealth = defineTool({
       page: args.page,
       call: callFor('get_service_health', { format: args.format === 'json' ? 'json' : undefined }),
     };
-    const fleet = services.fleet?.current();
-    const summary = withOutliers(services.engine.healthSummary(fleet), fleet);
-    const replicas = services.fleet && { replicas: fleet?.replicas ?? [], now: services.engine.clock.now() };
-    const operations = [...summary.operations].sort(operationsWorstFirst);
-    const dependencies = [...summary.dependencies].sort(dependenciesWorstFirst);
-    const slos = [...summary.slos].sort(slosWorstFirst);
-    const windowMs = services.engine.dependencyHealth.windowMs;
-    const agents = [...(services.agents?.summaries() ?? [])].sort(agentsWorstFirst);
-    const note = storeNote(services.store?.());
+    const view = readHealth(services);
+    const { summary, operations, dependencies, slos, agents, replicas } = view;
     if (args.format === 'text') {
-      const text = healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, agents, replicas);
-      return textResult(blocks(text, services.fleet?.note(), note));
+      const text = healthText(request, summary, operations, dependencies, slos, view.recentMinutes, view.dependencyWindowMs, agents, replicas);
+      return textResult(blocks(text, view.fleet?.note, view.storeNote));
     }
-    const json = healthJson(request, summary, operations, dependencies, slos, windowMs, agents, replicas?.replicas);
-    if (services.fleet) (json as Record<string, unknown>).fleet = fleetJson(services.fleet, fleet);
-    if (note) (json as Record<string, unknown>).store = note;
+    const json = healthJson(request, summary, operations, dependencies, slos, view.dependencyWindowMs, agents, replicas?.replicas);
+    if (view.fleet) (json as Record<string, unknown>).fleet = view.fleet;
+    if (view.storeNote) (json as Record<string, unknown>).store = view.storeNote;
     return textResult(JSON.stringify(json, null, 2), json);
   },
 });
@@ -254,12 +247,6 @@ function flagOf(op: OperationHealth): string | undefined {
 /** A fresh process's slow first requests: normal, so shown beside the operation, not as a status. */
 function coldStartText(c: ColdStart): string {
   return `cold start: first requests up to ${ms(c.peakMs)} against a ${ms(c.baselineP99Ms)} p99, for ${Math.round(c.durationMs / 1000)}s${c.breached ? ` (over the ${ms(c.limitMs)} limit)` : ''}`;
-}
-
-/** Agents stopped by guardrails first, then with failures; within each, by trips, failures, invocations, name. */
-function agentsWorstFirst(a: AgentSummary, b: AgentSummary): number {
-  const group = (x: AgentSummary) => (x.guardrailTrips > 0 ? 0 : x.failures > 0 ? 1 : 2);
-  return group(a) - group(b) || b.guardrailTrips - a.guardrailTrips || b.failures - a.failures || b.invocations - a.invocations || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
 function agentKind(a: AgentSummary): string {

@@ -30,8 +30,8 @@ import { defineTool } from '../define-tool.js';
 import { blocks, duration, fields, isoTime, ms, multiple, percent, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { format, page } from '../tool-params.js';
-import { fleetJson } from './fleet-lines.js';
-import { rank, sloKind, slosWorstFirst } from './worst-first.js';
+import { readSlos } from '../views/slo-view.js';
+import { rank, sloKind } from './worst-first.js';
 
 export const getSloReport = defineTool({
   name: 'get_slo_report',
@@ -48,17 +48,14 @@ export const getSloReport = defineTool({
       page: args.page,
       call: callFor('get_slo_report', { format: args.format === 'json' ? 'json' : undefined }),
     };
-    const { engine } = services;
-    const fleet = services.fleet?.current();
-    const statuses = [...(fleet ? fleet.slos : engine.sloTracker.statuses())].sort(slosWorstFirst);
-    const generated = engine.clock.now();
-    const recentP99 = (operation: string) => engine.health.getOperationHealth(operation, fleet);
+    const { statuses, generated, recentOf, fleet } = readSlos(services);
+    const service = services.engine.serviceName;
     if (args.format === 'text') {
-      const text = reportText(request, engine.serviceName, recentP99, statuses, generated);
-      return textResult(services.fleet ? `${text}\n\n${services.fleet.note()}` : text);
+      const text = reportText(request, service, recentOf, statuses, generated);
+      return textResult(fleet ? `${text}\n\n${fleet.note}` : text);
     }
-    const json = reportJson(request, engine.serviceName, statuses, generated);
-    if (services.fleet) (json as Record<string, unknown>).fleet = fleetJson(services.fleet, fleet);
+    const json = reportJson(request, service, statuses, generated);
+    if (fleet) (json as Record<string, unknown>).fleet = fleet;
     return textResult(JSON.stringify(json, null, 2), json);
   },
 });

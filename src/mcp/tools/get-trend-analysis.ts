@@ -25,6 +25,7 @@ import { defineTool, type ToolParam } from '../define-tool.js';
 import { blocks, columns, fields, isoTime, listSome, ms, percent, perMinute, plural, signedChange } from '../text-layout.js';
 import { ToolError, textResult } from '../tool-definition.js';
 import { operationName } from '../tool-params.js';
+import { readHistory } from '../views/history-view.js';
 
 const MINUTE_MS = 60_000;
 const DEFAULT_WINDOW_MINUTES = 30;
@@ -71,11 +72,8 @@ export const getTrendAnalysis = defineTool({
     const historyMinutes = metadata.config.get<number>('limits.history-minutes');
 
     // A fleet's history is as of its last merge (each replica's minutes at most one publish interval older).
-    const fleet = services.fleet?.current();
-    const fleetHistory = fleet && services.fleet?.historyOf(operation);
-    const now = fleetHistory ? fleet.mergedAt : engine.clock.now();
+    const { history, now } = readHistory(services, operation)!;
     const currentMinute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-    const history: OperationHistory = fleetHistory ?? engine.health.historyFor(operation)!;
     const samples = history.series(now, windowMinutes + 1).filter((s) => s.observedMs > 0);
     if (samples.length === 0) {
       throw new ToolError(

@@ -9,6 +9,7 @@
  *
  * A problem (rank 0: ELEVATED, not healthy, not HEALTHY) goes on a page before the rest of any list.
  */
+import type { AgentSummary } from '../../agentic/agent-activity.js';
 import type { DependencySummary, OperationHealth } from '../../analysis/health-aggregator.js';
 import type { SloCompliance } from '../../analysis/slo-tracker.js';
 
@@ -70,4 +71,10 @@ export function sloKind(compliance: SloCompliance): string {
 /** 0 for a problem, 1 for the rest (see planPages in bounded-output.ts). */
 export function rank(problem: boolean): number {
   return problem ? 0 : 1;
+}
+
+/** Agents stopped by guardrails first, then with failures; within each, by trips, failures, invocations, name. */
+export function agentsWorstFirst(a: AgentSummary, b: AgentSummary): number {
+  const group = (x: AgentSummary) => (x.guardrailTrips > 0 ? 0 : x.failures > 0 ? 1 : 2);
+  return group(a) - group(b) || b.guardrailTrips - a.guardrailTrips || b.failures - a.failures || b.invocations - a.invocations || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
