@@ -26,6 +26,16 @@ describe('layers', () => {
     expect(offenders.map((o) => o.file)).toEqual([]);
   });
 
+  it('the tools and their views (src/mcp/tools, src/mcp/views) import nothing from the status page that lays them out', () => {
+    const offenders = [...sources('mcp/tools'), ...sources('mcp/views')].filter(({ text }) => /from '\.\.\/status-page\//.test(text));
+    expect(offenders.map((o) => o.file)).toEqual([]);
+  });
+
+  it('the status page (src/mcp/status-page) reads through the views and lays out, never importing the tool server', () => {
+    const offenders = sources('mcp/status-page').filter(({ text }) => /from '\.\.\/tool-server\.js'/.test(text));
+    expect(offenders.map((o) => o.file)).toEqual([]);
+  });
+
   it('src/mcp and src/telemetry never look up the runtime', () => {
     const offenders = [...sources('mcp'), ...sources('telemetry')].filter(({ text }) => /runtime\.js'|runtime\(\)/.test(text));
     expect(offenders.map((o) => o.file)).toEqual([]);

@@ -47,7 +47,17 @@ export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', 
 
 export async function mcpHarness(
   extraYaml = '',
-  serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean; approverTokens?: boolean; protocol?: Protocol; traced?: boolean } = {},
+  serverOptions: {
+    rateLimitPerMinute?: number;
+    maxBodyBytes?: number;
+    port?: number;
+    host?: string;
+    tokens?: boolean;
+    approverTokens?: boolean;
+    protocol?: Protocol;
+    traced?: boolean;
+    statusPage?: boolean;
+  } = {},
 ) {
   const tokens = `  tokens:
     ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
@@ -91,6 +101,7 @@ ${extraYaml}`;
     version: 'test',
     now: () => h.clock.now(),
     ...(tracer && { tracer }),
+    statusPage: serverOptions.statusPage ?? false,
   });
   const url = await server.start();
   const clients: Client[] = [];

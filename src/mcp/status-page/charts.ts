@@ -27,7 +27,10 @@ export function lineChart(title: string, lines: readonly ChartLine[], describe: 
         drawing = false;
         return;
       }
-      d += `${drawing ? 'L' : 'M'}${(i * step).toFixed(1)} ${(HEIGHT - (value / scale) * HEIGHT).toFixed(1)}`;
+      const y = (HEIGHT - (value / scale) * HEIGHT).toFixed(1);
+      // A point alone (a single minute with traffic) is drawn as a short dash.
+      const alone = !drawing && (line.values[i + 1] === undefined || !Number.isFinite(line.values[i + 1]));
+      d += drawing ? `L${(i * step).toFixed(1)} ${y}` : `M${Math.max(0, i * step - (alone ? 2 : 0)).toFixed(1)} ${y}${alone ? 'h4' : ''}`;
       drawing = true;
     });
     return html`<path class="line ${line.tone}" d="${d}"/>`;

@@ -8,6 +8,7 @@
  * the MAX_CHARTS worst, the actions and sessions the newest MAX_RECENT; the rest are counted.
  */
 import type { OperationHealth } from '../../analysis/health-aggregator.js';
+import type { MinuteStats } from '../../analysis/minute-history.js';
 import type { SloStatus } from '../../analysis/slo-tracker.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { openedBy } from '../../incidents/incident-tracker.js';
@@ -32,6 +33,7 @@ export const MAX_OPERATION_ROWS = 50;
 export const MAX_CHARTS = 4;
 export const MAX_RECENT = 20;
 const HISTORY_MINUTES = 60;
+const MINUTE_MS = 60_000;
 const BUDGET_POINTS = 60;
 
 export interface PageViewer {
@@ -142,10 +144,18 @@ ${figure('p50Ms', op.p50, againstBaseline(ms(op.p50), op.baseline, 'p50', ms))}$
 
 function operationChart(services: ToolServices, operation: string): Html {
   const view = readHistory(services, operation);
-  const minutes = view ? view.history.series(view.now, HISTORY_MINUTES) : [];
-  const traffic = (pick: (m: (typeof minutes)[number]) => number) => minutes.map((m) => (m.count > 0 ? pick(m) : undefined));
+  // One slot per minute of the hour, the current one last; minutes the history lacks had no traffic.
+  const slots: (MinuteStats | undefined)[] = new Array(HISTORY_MINUTES).fill(undefined);
+  if (view) {
+    const last = Math.floor(view.now / MINUTE_MS);
+    for (const m of view.history.series(view.now, HISTORY_MINUTES)) {
+      const slot = HISTORY_MINUTES - 1 - (last - Math.floor(m.minuteStart / MINUTE_MS));
+      if (slot >= 0 && slot < HISTORY_MINUTES) slots[slot] = m;
+    }
+  }
+  const traffic = (pick: (m: MinuteStats) => number) => slots.map((m) => (m && m.count > 0 ? pick(m) : undefined));
   return html`<div class="chart-group"><h4>${shownName(operation)}</h4>
-${lineChart('Requests per minute', [{ label: 'requests', values: minutes.map((m) => m.count), tone: 'main' }], (v) => String(Math.round(v)))}
+${lineChart('Requests per minute', [{ label: 'requests', values: slots.map((m) => m?.count ?? 0), tone: 'main' }], (v) => String(Math.round(v)))}
 ${lineChart('Error rate', [{ label: 'error rate', values: traffic((m) => m.errorRate), tone: 'bad' }], (v) => percent(v, 1))}
 ${lineChart(
   'Latency p50 and p99',
