@@ -14,6 +14,7 @@ const BENCHMARKS = [
   ['bench/agent-step.mjs'],
   ['bench/mcp-session.mjs'],
   ['--expose-gc', 'bench/tool-calls.mjs'],
+  ['bench/status-page.mjs'],
   ['bench/baseline-steps.mjs'],
   ['bench/false-positives.mjs'],
   ['bench/http.mjs'],

@@ -35,6 +35,7 @@ import { reportError } from '../report-error.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
+import { appResources, appToolMeta, MCP_APP_EXTENSION, readAppResource } from './mcp-app.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { readBody } from './read-body.js';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonKind, KEPT_REQUESTS, MAX_KEPT_REQUEST_BYTES, MAX_NESTING, malformedParams, nestsDeeperThan, requestId } from './request-check.js';
@@ -79,9 +80,12 @@ export class ToolServerError extends Error {}
  * names the server, its revisions and capabilities, the same for every caller and for the
  * process's life: public, an hour.
  */
-export const CACHE_HINTS: Readonly<Record<'tools/list' | 'server/discover', CacheHint>> = Object.freeze({
+export const CACHE_HINTS: Readonly<Record<'tools/list' | 'server/discover' | 'resources/list' | 'resources/read', CacheHint>> = Object.freeze({
   'tools/list': { ttlMs: 60_000, cacheScope: 'private' },
   'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
+  // The MCP Apps view: listed to READ callers only; its document is the same for every one, for the process's life.
+  'resources/list': { ttlMs: 60_000, cacheScope: 'private' },
+  'resources/read': { ttlMs: 3_600_000, cacheScope: 'private' },
 });
 
 /** Tools named in the answer to an unknown tool; tools/list has them all. */
@@ -342,8 +346,20 @@ export class ToolServer {
 
   /** One SDK server answering tools/list and tools/call, for a 2025 session or one 2026-07-28 request. */
   private newServer(sdk: McpSdk): Server {
-    const server = new sdk.Server({ name: '@svc/register', version: this.options.version }, { capabilities: { tools: { listChanged: true } }, cacheHints: CACHE_HINTS });
+    const server = new sdk.Server(
+      { name: '@svc/register', version: this.options.version },
+      { capabilities: { tools: { listChanged: true }, resources: {}, extensions: { [MCP_APP_EXTENSION]: {} } }, cacheHints: CACHE_HINTS },
+    );
     server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: this.listFor(contextOf(ctx)?.caller) }));
+    // The MCP Apps view of get_service_health and get_incident_context (src/mcp/mcp-app.ts).
+    server.setRequestHandler('resources/list', (_request, ctx) => ({ resources: appResources(contextOf(ctx)?.caller) }));
+    server.setRequestHandler('resources/read', (request, ctx) => {
+      try {
+        return readAppResource(request.params.uri, contextOf(ctx)?.caller);
+      } catch (error) {
+        throw error instanceof AgentError ? new sdk.ProtocolError(INVALID_PARAMS, error.message) : error;
+      }
+    });
     server.setRequestHandler('tools/call', (request, ctx) => {
       const { name, arguments: args, _meta: meta } = request.params;
       const tool = this.options.registry.get(name);
@@ -448,6 +464,7 @@ export class ToolServer {
           additionalProperties: false,
         },
         annotations: { title: tool.title, readOnlyHint: tool.annotations.readOnlyHint, destructiveHint: tool.annotations.destructiveHint },
+        ...(appToolMeta(tool.name) && { _meta: appToolMeta(tool.name) }),
       }));
   }
 

@@ -45,8 +45,7 @@ const LEFT_OUT: readonly { readonly scenario: string; readonly check: string; re
   },
   { scenario: 'server-stateless', check: 'sep-2575-server-no-log-without-loglevel', fails: /^Not testable: .*test_logging_tool/, why: 'needs a tool that logs to the client; svc tools never do' },
   { scenario: 'caching', check: 'sep-2549-prompts-list-caching-hints', fails: /-32601/, why: 'svc serves no prompts' },
-  { scenario: 'caching', check: 'sep-2549-resources-list-caching-hints', fails: /-32601/, why: 'svc serves no resources' },
-  { scenario: 'caching', check: 'sep-2549-resources-templates-list-caching-hints', fails: /-32601/, why: 'svc serves no resources' },
+  { scenario: 'caching', check: 'sep-2549-resources-templates-list-caching-hints', fails: /-32601/, why: 'svc serves one resource (the MCP App view) and no templates' },
 ];
 
 /** Checks that report SKIPPED or INFO by design for svc, and why. */

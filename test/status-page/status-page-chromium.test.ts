@@ -149,6 +149,8 @@ describeInChromium('the status page in Chromium, on a real service under the pre
     expect(story).toContain('#checkout-oncall');
     expect(await incident.locator('.timeline li').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(SHOTS, 'status-page-fault.png'), fullPage: true });
+    // The top of the page, for the README: status, reasons and the incidents.
+    await page.screenshot({ path: join(SHOTS, 'status-page-fault-top.png'), clip: { x: 0, y: 0, width: 1000, height: 900 } });
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
