@@ -6,6 +6,8 @@
 //
 //   --short        shorter phases (what `npm test` runs)
 //   --keep         leave the service running and print how to connect an MCP client
+//   --approve-on-page  the approval step waits for a person on the status page (printed with
+//                  the approver's sign-in token) instead of alice's credential approving it
 //   --replicas N   run orders-service as a fleet of N replicas (2 to 5) on a redis-server this
 //                  demo starts on an ephemeral port (it must be on the PATH); the fault hits one
 //                  replica, and the agent finds it through the fleet view (REPLICAS, outlier)
@@ -21,6 +23,7 @@ import { clientSetups } from './client-setups.mjs';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHORT = process.argv.includes('--short');
 const KEEP = process.argv.includes('--keep');
+const ON_PAGE = process.argv.includes('--approve-on-page');
 const replicasAt = process.argv.indexOf('--replicas');
 const REPLICAS = replicasAt === -1 ? 1 : Number(process.argv[replicasAt + 1]);
 if (!(Number.isInteger(REPLICAS) && REPLICAS >= 1 && REPLICAS <= 5)) {
@@ -191,6 +194,9 @@ for (const [i, replica] of replicas.entries()) {
 }
 const orders = replicas[0];
 const mcpUrl = orders.mcpUrl;
+/** The status page of a replica's tool server (docs/status-page.md). */
+const pageOf = (url) => url.replace(/\/mcp$/, '/');
+log(`status page at ${pageOf(mcpUrl)}: sign in with ${APPROVER_TOKEN} (alice, who may approve) or ${OBSERVER_TOKEN} (an observer)`);
 
 // ---- traffic: 4 connections, 80 % order lookups, 20 % new orders ----
 const stats = { ok: 0, errors: 0, latencies: [] };
@@ -341,9 +347,22 @@ const reason = rollback ? `incident ${incidentId}: ${cause}` : `incident ${incid
 let executed = show('execute_remediation', await agent('execute_remediation', { action_name: action, reason }));
 const approvalId = /Approval request (APR-\S+) is open/.exec(executed.text)?.[1];
 if (approvalId) {
-  // The rollback needs approval: alice, the on-call lead, approves it with her own credential.
-  const lead = await connect(APPROVER_TOKEN, 'alice', replicas.find((r) => r.id === outlier)?.mcpUrl ?? mcpUrl);
-  show('execute_remediation (alice approves)', await lead('execute_remediation', { action_name: `approve:${approvalId}`, reason: `rollback of new_stock_check for ${incidentId}` }));
+  const approverUrl = replicas.find((r) => r.id === outlier)?.mcpUrl ?? mcpUrl;
+  if (ON_PAGE) {
+    // A person approves on the status page; the observer's audit trail says when (approve: or decline:).
+    log(`approval ${approvalId} waits for a person: open ${pageOf(approverUrl)}, sign in with ${APPROVER_TOKEN} and approve or decline it`);
+    const watcher = approverUrl === mcpUrl ? observer : await connect(OBSERVER_TOKEN, 'progress', approverUrl);
+    const decided = await waitFor(
+      'the decision on the status page',
+      async () => new RegExp(`SUCCESS (approve|decline):${approvalId} `).exec((await watcher('get_recent_agent_actions')).text)?.[1],
+      600_000,
+    );
+    log(`the approval was ${decided === 'approve' ? 'given' : 'declined'} on the status page`);
+  } else {
+    // The rollback needs approval: alice, the on-call lead, approves it with her own credential.
+    const lead = await connect(APPROVER_TOKEN, 'alice', approverUrl);
+    show('execute_remediation (alice approves)', await lead('execute_remediation', { action_name: `approve:${approvalId}`, reason: `rollback of new_stock_check for ${incidentId}` }));
+  }
   executed = show('execute_remediation', await agent('execute_remediation', { action_name: action, reason, approved_by: approvalId }));
 }
 if (executed.isError) await fail(`execute_remediation failed: ${executed.text}`);
@@ -399,7 +418,9 @@ if (KEEP && passed) {
   console.log(`
 The service keeps running (Ctrl-C stops it). Connect your own MCP client (docs/mcp.md, "Connecting a client"):
   URL:    ${mcpUrl}
-  Token:  ${OPERATOR_TOKEN}  (role operator; ${OBSERVER_TOKEN} is an observer)`);
+  Token:  ${OPERATOR_TOKEN}  (role operator; ${OBSERVER_TOKEN} is an observer)
+The status page (docs/status-page.md): ${pageOf(mcpUrl)}
+  Sign in with ${APPROVER_TOKEN} (alice, who may approve the agents' requests) or ${OBSERVER_TOKEN}.`);
   for (const setup of clientSetups(mcpUrl, OPERATOR_TOKEN, 'orders-service')) console.log(`\n  ${setup.client}, ${setup.where}:\n${indent(setup.text)}`);
 } else {
   trafficOn = false;

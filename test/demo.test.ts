@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { chromiumInstalled, launchChromium } from './browser/chromium.js';
 import { ROOT } from './support/fixture-app.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -98,11 +99,34 @@ function expectAllStopped(tree: number[], endedAfter: Map<number, number>, outpu
 
 const onLinux = existsSync('/proc/self/stat');
 
+/** Waits for the demo's approval request, then approves it as a person would: Chromium, the printed page, the printed token. */
+async function approveOnPage(demo: Demo): Promise<void> {
+  await demo.waitFor(/approval APR-\S+ waits for a person: open (\S+), sign in with (\S+) and approve/, 150_000);
+  const [, id, url, token] = /approval (APR-\S+) waits for a person: open (\S+), sign in with (\S+) and approve/.exec(demo.output())!;
+  const chromium = await launchChromium();
+  try {
+    const page = await chromium.context.newPage();
+    await page.goto(url!);
+    await page.fill('#token', token!);
+    await Promise.all([page.waitForURL(url!), page.click('button[type=submit]')]);
+    const card = page.locator(`article.approval[data-approval="${id}"]`);
+    expect(await card.textContent()).toContain('rollback_new_stock_check');
+    await card.locator('input[name=reason]').fill('checked the incident on the page');
+    await Promise.all([page.waitForURL(/notice=approved/), card.locator('button[value=approve]').click()]);
+  } finally {
+    await chromium.close();
+  }
+  await demo.waitFor(/the approval was given on the status page/, 10_000);
+}
+
 describe('npm run demo', () => {
-  it('(shortened, --keep): incident found, cause named, action taken, effect verified; then Ctrl-C stops every process within 1 s', async () => {
-    const demo = startDemo(['--short', '--keep']);
+  it('(shortened, --keep): incident found, cause named, action taken (approved by a person on the status page), effect verified; then Ctrl-C stops every process within 1 s', async () => {
+    // Where Chromium is (CI installs it), a person approves the rollback on the status page; elsewhere alice's credential does.
+    const onPage = chromiumInstalled();
+    const demo = startDemo(['--short', '--keep', ...(onPage ? ['--approve-on-page'] : [])]);
     let tree: number[] = [];
     try {
+      if (onPage) await approveOnPage(demo);
       await demo.waitFor(/The service keeps running|DEMO FAILED|\d+ passed, \d+ failed/, 175_000);
       // The --keep text follows the verdict only when every check passed.
       await demo.waitFor(/The service keeps running[\s\S]*\n {2}}/, 5_000).catch(() => undefined);
@@ -113,6 +137,7 @@ describe('npm run demo', () => {
       expect(output).toContain('PASS  effect verified: YES');
       expect(output).toContain('4 passed, 0 failed');
       expect(output).toContain('The service keeps running (Ctrl-C stops it)');
+      expect(output).toMatch(/The status page \(docs\/status-page.md\): http:\/\/127\.0\.0\.1:\d+\/\n {2}Sign in with demo-approver-token/);
       if (!onLinux) return;
       const watched = await signalAndWatch(demo, 'SIGINT', true);
       tree = watched.tree;

@@ -10,7 +10,8 @@
  * protocol detail lives in src/mcp/.
  *
  * Per request, in order, in both protocols: path `/mcp` (404), Host and Origin against DNS
- * rebinding (403), the failed-authentication limit (429), the bearer token (401), the caller's
+ * rebinding (403; every other path, after these, is the status page's when it is on:
+ * src/mcp/status-page), the failed-authentication limit (429), the bearer token (401), the caller's
  * rate limit (429 with Retry-After), a declared name or role that may only lower the
  * credential's (403), the MCP session of 2025 clients, which belongs to the credential that
  * opened it (another credential gets 404), the body limit (413, chunked or not), batches (400),

@@ -3,10 +3,9 @@
  * under the preload, over real HTTP with the official MCP SDK client, after a real fault.
  */
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, expect, it } from 'vitest';
+import { type AgentCall, fixtureAgent } from '../support/fixture-agent.js';
 import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
 
 let app: FixtureApp | undefined;
@@ -16,15 +15,7 @@ afterEach(async () => {
   await app?.stop();
 });
 
-async function agent(url: string, token: string, name: string): Promise<(tool: string, args?: Record<string, string>) => Promise<CallToolResult & { text: string }>> {
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-agent-name': name } } }));
-  clients.push(client);
-  return async (tool, args = {}) => {
-    const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
-    return { ...result, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
-  };
-}
+const agent = (url: string, token: string, name: string): Promise<AgentCall> => fixtureAgent(url, token, name, clients);
 
 it('finds the incident, remediates it and verifies the effect, with a shared session', async () => {
   const inventoryPort = await freePort();

@@ -5,10 +5,9 @@
  * budget and the operation's minute history among it.
  */
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, expect, it } from 'vitest';
+import { type AgentCall, fixtureAgent } from '../support/fixture-agent.js';
 import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -23,17 +22,7 @@ interface SloJson {
   readonly slos: readonly { readonly name: string; readonly budgetRemaining: number; readonly totalRequests: number; readonly failedRequests: number }[];
 }
 
-type Call = (tool: string, args?: Record<string, string>) => Promise<CallToolResult & { text: string }>;
-
-async function agent(url: string, token: string, name: string): Promise<Call> {
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-agent-name': name } } }));
-  clients.push(client);
-  return async (tool, args = {}) => {
-    const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
-    return { ...result, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
-  };
-}
+const agent = (url: string, token: string, name: string): Promise<AgentCall> => fixtureAgent(url, token, name, clients);
 
 async function toolUrl(fixture: FixtureApp): Promise<string> {
   await expect.poll(() => /MCP tool server listening at (\S+)/.exec(fixture.stderr())?.[1], { timeout: 10_000 }).toBeTruthy();

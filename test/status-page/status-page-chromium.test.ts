@@ -9,37 +9,26 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Chromium, chromiumInstalled, launchChromium } from '../browser/chromium.js';
+import { type AgentCall, fixtureAgent } from '../support/fixture-agent.js';
 import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
 
 const describeInChromium = chromiumInstalled() || process.env.CI ? describe : describe.skip;
 const OPERATION = 'GET /orders/{id}';
 const SHOTS = join(ROOT, 'test-output', 'status-page');
 
-type Agent = (tool: string, args?: Record<string, string>) => Promise<CallToolResult & { text: string }>;
-
 describeInChromium('the status page in Chromium, on a real service under the preload', () => {
   let app: FixtureApp;
   let chromium: Chromium;
   let page: Page;
   let origin: string;
-  let triage: Agent;
-  let ops: Agent;
+  let triage: AgentCall;
+  let ops: AgentCall;
   const clients: Client[] = [];
   const cspViolations: string[] = [];
-
-  async function agent(url: string, token: string, name: string): Promise<Agent> {
-    const client = new Client({ name, version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}`, 'x-agent-name': name } } }));
-    clients.push(client);
-    return async (tool, args = {}) => {
-      const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
-      return { ...result, text: result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
-    };
-  }
 
   const fire = async (count: number) => {
     for (let i = 0; i < count; i++) await app.get(`/orders/${i}`);
@@ -71,8 +60,8 @@ describeInChromium('the status page in Chromium, on a real service under the pre
     for (const until = Date.now() + 10_000; !/MCP tool server listening at/.test(app.stderr()) && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 50));
     const url = /MCP tool server listening at (\S+)/.exec(app.stderr())![1]!;
     origin = new URL(url).origin;
-    triage = await agent(url, 'triage-demo-token', 'triage-agent');
-    ops = await agent(url, 'ops-demo-token', 'ops-agent');
+    triage = await fixtureAgent(url, 'triage-demo-token', 'triage-agent', clients);
+    ops = await fixtureAgent(url, 'ops-demo-token', 'ops-agent', clients);
     await fire(60);
     chromium = await launchChromium();
     page = await chromium.context.newPage();
