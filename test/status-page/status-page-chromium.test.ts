@@ -209,4 +209,30 @@ describeInChromium('the status page in Chromium, on a real service under the pre
     // The same form, as the page sends it, is taken.
     expect((await post({ origin, cookie: `svc_page=${session.value}` }, form)).status).toBe(303);
   });
+
+  it('refreshes itself every 5 s while the tab is visible, not while it is hidden, and at once when it shows again', async () => {
+    // The page's own timers on Playwright's clock: time passes without waiting for it. The clock
+    // is the whole context's, for every page loaded from now on: this test comes last.
+    const watched = await chromium.context.newPage();
+    await watched.clock.install();
+    const refreshes: string[] = [];
+    watched.on('request', (request) => {
+      if (request.url().endsWith('/?fragment=main')) refreshes.push(request.url());
+    });
+    await watched.goto(`${origin}/`);
+    await watched.clock.runFor(5_100);
+    await expect.poll(() => refreshes.length).toBe(1);
+    await watched.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await watched.clock.runFor(60_000);
+    expect(refreshes.length).toBe(1);
+    await watched.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await expect.poll(() => refreshes.length).toBe(2);
+    await watched.close();
+  });
 });

@@ -31,7 +31,7 @@ article{border:1px solid var(--line);border-radius:6px;padding:.5rem 1rem;margin
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:1rem}
 .chart{margin:0}.chart figcaption{font-size:.85rem;color:var(--muted)}
 .chart svg{width:100%;height:60px;border-bottom:1px solid var(--line)}
-.line{fill:none;stroke-width:1.5;vector-effect:non-scaling-stroke}.line.main{stroke:var(--main)}.line.bad{stroke:var(--bad)}.line.muted{stroke:var(--muted)}
+.line{fill:none;stroke-width:1.5;vector-effect:non-scaling-stroke}.line.main{stroke:var(--main)}.line.bad{stroke:var(--bad)}
 form.decide{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}form.decide label{flex-basis:100%}form.decide input[name=reason]{flex:1 1 14rem}
 input,button{font:inherit;padding:.35rem .6rem;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg)}
 button{background:var(--main);color:#fff;border-color:var(--main);cursor:pointer}button.secondary{background:var(--bg);color:var(--fg);border-color:var(--line)}

@@ -8,7 +8,7 @@ export interface ChartLine {
   readonly label: string;
   readonly values: readonly (number | undefined)[];
   /** A class of the stylesheet (its colour). */
-  readonly tone: 'main' | 'bad' | 'muted';
+  readonly tone: 'main' | 'bad';
 }
 
 const WIDTH = 300;

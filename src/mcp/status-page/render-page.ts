@@ -12,7 +12,7 @@ import type { MinuteStats } from '../../analysis/minute-history.js';
 import type { SloStatus } from '../../analysis/slo-tracker.js';
 import type { AuditEntry } from '../../incidents/audit-trail.js';
 import { openedBy } from '../../incidents/incident-tracker.js';
-import { shownName } from '../bounded-output.js';
+import { moreMarker, shownName } from '../bounded-output.js';
 import { againstBaseline, duration, isoTime, ms, multiple, percent, perMinute, plural } from '../text-layout.js';
 import type { CallerIdentity } from '../tool-definition.js';
 import type { ToolServices } from '../tool-services.js';
@@ -138,7 +138,7 @@ ${figure('p50Ms', op.p50, againstBaseline(ms(op.p50), op.baseline, 'p50', ms))}$
   const charts = operations.slice(0, MAX_CHARTS).map((op) => operationChart(services, op.operation));
   return html`<section aria-labelledby="operations-h"><h2 id="operations-h">Operations (${plural(operations.length, 'operation')}, last ${plural(recentMinutes, 'minute')})</h2>
 <div class="scroll"><table><thead><tr><th scope="col">Operation</th><th scope="col">Rate</th><th scope="col">Requests</th><th scope="col">Error rate (baseline)</th><th scope="col">p50 (baseline)</th><th scope="col">p99 (baseline)</th><th scope="col">State</th></tr></thead>
-<tbody>${shown.map(row)}</tbody></table></div>${left > 0 ? html`<p class="muted">${plural(left, 'more operation')} left out (within baseline or idle; worst first above).</p>` : ''}
+<tbody>${shown.map(row)}</tbody></table></div>${left > 0 ? html`<p class="muted">${moreMarker('operation', operations.slice(MAX_OPERATION_ROWS).map(operationKind), 'get_service_health pages through them all')}</p>` : ''}
 <h3>Last hour, worst first</h3><div class="charts">${charts}</div></section>`;
 }
 
