@@ -84,7 +84,7 @@ export class ToolServerError extends Error {}
 export const CACHE_HINTS: Readonly<Record<'tools/list' | 'server/discover' | 'resources/list' | 'resources/read', CacheHint>> = Object.freeze({
   'tools/list': { ttlMs: 60_000, cacheScope: 'private' },
   'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
-  // The MCP Apps view: listed to READ callers only; its document is the same for every one, for the process's life.
+  // The MCP Apps view: listed and read by READ callers only, so private; its document does not change while the process runs.
   'resources/list': { ttlMs: 60_000, cacheScope: 'private' },
   'resources/read': { ttlMs: 3_600_000, cacheScope: 'private' },
 });

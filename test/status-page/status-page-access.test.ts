@@ -97,6 +97,7 @@ describe('the status page', () => {
     expect(html).toContain('data-operation="GET /orders/{id}"');
     // An observer may not approve: no approval section, as list_remediation_actions shows it no approve: actions.
     expect(html).not.toContain('Approval requests');
+    expect((await v.post('/approvals', { csrf: v.csrfOf(html), id: 'APR-x-0001', decision: 'approve' })).status).toBe(403);
     harness.clock.advance(15 * 60_000);
     expect((await v.get('/')).status).toBe(401);
   });

@@ -21,7 +21,7 @@ import { outlierText } from '../tools/fleet-lines.js';
 import { changeLine } from '../tools/get-incident-context.js';
 import { actorText } from '../tools/get-recent-agent-actions.js';
 import { operationKind } from '../tools/worst-first.js';
-import { type ApprovalView, readApprovals } from '../views/approval-view.js';
+import { type ApprovalView, mayDecide, readApprovals } from '../views/approval-view.js';
 import { readHealth } from '../views/health-view.js';
 import { readHistory } from '../views/history-view.js';
 import { type IncidentView, readOpenIncidents } from '../views/incident-view.js';
@@ -71,18 +71,18 @@ export function mainSection(services: ToolServices, viewer: PageViewer, notice: 
   if (!viewer.caller.permissions.has('READ'))
     return html`<main id="main">${noticeLine}<p>Role "${viewer.caller.role}" grants no READ: it may read nothing on this page, as its tool calls may not.</p></main>`;
   const health = readHealth(services);
-  const mayApprove = viewer.csrf !== undefined && services.remediation.approvals.mayApprove(viewer.caller);
+  const decides = viewer.csrf !== undefined && mayDecide(services, viewer.caller);
   return html`<main id="main" data-read-at="${health.summary.timestamp}">${noticeLine}
 <section aria-labelledby="status-h"><h1 id="status-h">Status <span class="badge ${health.summary.status}" data-status="${health.summary.status}">${health.summary.status}</span></h1>
 <p class="muted">As get_service_health reads it at ${health.summary.timestamp}${health.fleet ? html`; ${health.fleet.note}` : ''}</p>
 ${health.summary.reasons.length ? html`<ul class="reasons">${health.summary.reasons.map((r) => html`<li>${r}</li>`)}</ul>` : html`<p>No reason for concern: everything within baseline.</p>`}
 ${health.storeNote ? html`<p class="notice bad">${health.storeNote}</p>` : ''}</section>
-${mayApprove ? approvalsSection(readApprovals(services), viewer.csrf!) : ''}
+${decides ? approvalsSection(readApprovals(services), viewer.csrf!) : ''}
 ${incidentsSection(readOpenIncidents(services))}
 ${operationsSection(services, health.operations, health.recentMinutes)}
 ${slosSection(services, readSlos(services).statuses)}
 ${dependenciesSection(services, health)}
-${actionsSection(services, mayApprove)}
+${actionsSection(services, services.remediation.approvals.mayApprove(viewer.caller))}
 ${sessionsSection(services)}</main>`;
 }
 

@@ -26,6 +26,7 @@ import { AuthenticationError, type Authenticator } from '../authenticator.js';
 import { readBody } from '../read-body.js';
 import type { CallerIdentity } from '../tool-definition.js';
 import type { ToolServices } from '../tool-services.js';
+import { mayDecide } from '../views/approval-view.js';
 import { SCRIPT, STYLESHEET } from './assets.js';
 import { html } from './html.js';
 import { cookieValue, type PageSession, PageSessions, randomToken, SESSION_COOKIE, SESSION_TTL_MS, SIGN_IN_COOKIE, sameSecret, setCookie } from './page-sessions.js';
@@ -155,6 +156,8 @@ export class StatusPage {
     if (!APPROVAL_ID.test(id)) return send(res, 400, 'text/plain; charset=utf-8', 'id must be an approval request id (APR-...)');
     if (decision !== 'approve' && decision !== 'decline') return send(res, 400, 'text/plain; charset=utf-8', 'decision must be approve or decline');
     if (reason.length > MAX_REASON_CHARS) return send(res, 400, 'text/plain; charset=utf-8', `a reason is at most ${MAX_REASON_CHARS} characters`);
+    if (!mayDecide(this.options.services, session.caller))
+      return send(res, 403, 'text/plain; charset=utf-8', 'this token may not decide approval requests: it needs REMEDIATE, and ADMIN or a place in svc.mcp.approvers');
     if (decision === 'decline' && !reason) return this.refused(res, session, 'A decline needs a reason: it is what the agent that asked is told.');
     const action = `${decision}:${id}`;
     try {

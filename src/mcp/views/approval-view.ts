@@ -7,7 +7,9 @@
 import type { ApprovalRequest } from '../../incidents/approvals.js';
 import type { Incident } from '../../incidents/incident-tracker.js';
 import { type Playbook, type PlaybookStep, selectPlaybook } from '../../incidents/playbooks.js';
+import type { CallerIdentity } from '../tool-definition.js';
 import type { ToolServices } from '../tool-services.js';
+import { executeRemediation } from '../tools/execute-remediation.js';
 
 export interface ApprovalView {
   readonly request: ApprovalRequest;
@@ -26,4 +28,9 @@ export function readApprovals(services: ToolServices): ApprovalView[] {
     const kind = request.action.split(':')[0];
     return { request, incident, playbook, steps: playbook.steps.filter((s) => s.kind === 'ACTION' && s.action === kind) };
   });
+}
+
+/** Whether a caller may decide approval requests: as through execute_remediation, with that tool's permission and a credential that may approve. */
+export function mayDecide(services: ToolServices, caller: CallerIdentity): boolean {
+  return caller.permissions.has(executeRemediation.permission) && services.remediation.approvals.mayApprove(caller);
 }
