@@ -20,6 +20,7 @@ import type { ResolvedConfig } from '../config/resolved-config.js';
 import { isSecretPath, type KeySpec } from '../config/schema.js';
 import { startupChecks } from '../config/startup-checks.js';
 import { agentStateCeiling, ceilingLimitsFromConfig } from '../mcp/agent-state-ceiling.js';
+import { toolServerProblems } from '../mcp/tool-server-config.js';
 import { formatBytes } from '../memory-size.js';
 import { OperationCatalog } from '../metadata/operation-catalog.js';
 import { printable, printableValue } from '../printable.js';
@@ -88,7 +89,7 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
     { observable: undefined, dependencies: [], consumers: [], operations: new Map(), operationOfSpan: new WeakMap(), version: 0, active: false },
     (problem) => problems.push(problem),
   );
-  const checks = startupChecks(config, catalog);
+  const checks = startupChecks(config, catalog, toolServerProblems);
   problems.push(...checks.problems, ...agentsNotInSource(config, cwd));
   for (const problem of problems) out(formatProblem(problem));
   if (checks.skipped) out(`note: ${checks.skipped}`);

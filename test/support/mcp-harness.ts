@@ -9,6 +9,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@open
 import { expect } from 'vitest';
 import { MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { incidentResponseFromConfig } from '../../src/incidents/incident-response.js';
 import { Authenticator, sha256Hex } from '../../src/mcp/authenticator.js';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
 import { Roles } from '../../src/mcp/roles.js';
@@ -72,7 +73,7 @@ ${extraYaml}`;
   expect(config.problems).toEqual([]);
   const h = engineHarness();
   const metadata = new ServiceMetadata(config, newRegistry());
-  const services = toolServices(config, h.engine, metadata);
+  const services = toolServices(config, h.engine, metadata, incidentResponseFromConfig(config, h.engine, metadata));
   // Tool call spans, as the preload makes them: svc's scope, behind the engine's span processor.
   const spans = new InMemorySpanExporter();
   const tracer = serverOptions.traced
