@@ -260,6 +260,12 @@ export const SCHEMA: readonly KeySpec[] = [
     default: 10,
     doc: "MCP sessions kept per credential (anonymous callers share one pool), a new one closing that credential's least recently used; and 2026-07-28 subscriptions/listen streams open per credential, the next refused until one closes",
   },
+  {
+    path: 'mcp.max-concurrent-calls',
+    type: integerType(1, 1000),
+    default: 8,
+    doc: 'Requests one caller (a credential; anonymous callers per address) may have in flight; up to 4x as many more wait at most 2 s for their turn, the rest get 429 with Retry-After',
+  },
   { path: 'mcp.verification-delay', type: durationType('60m'), default: '30s', doc: 'How long after a remediation verify_remediation_effect waits before judging it' },
   { path: 'mcp.max-body-bytes', type: integerType(1024, 16_777_216), default: 1048576, doc: 'Largest accepted request body; larger ones get 413' },
   {

@@ -80,6 +80,7 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
     maxBodyBytes: config.get('mcp.max-body-bytes'),
     rateLimitPerMinute: config.get('mcp.rate-limit-per-minute'),
     maxSessionsPerCredential: config.get('mcp.max-sessions-per-credential'),
+    maxConcurrentCalls: config.get('mcp.max-concurrent-calls'),
     authenticator: Authenticator.fromConfig(config, roles),
     registry: host.tools,
     services,

@@ -35,6 +35,7 @@ import { reportError } from '../report-error.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
+import { CallsInFlight, type Release } from './calls-in-flight.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonKind, KEPT_REQUESTS, MAX_KEPT_REQUEST_BYTES, MAX_NESTING, malformedParams, nestsDeeperThan, requestId } from './request-check.js';
 import { listSome } from './text-layout.js';
@@ -52,6 +53,8 @@ export interface ToolServerOptions {
   readonly rateLimitPerMinute: number;
   /** MCP sessions kept per credential; anonymous callers share one pool. */
   readonly maxSessionsPerCredential?: number;
+  /** POST requests one caller may have in flight; more wait their turn briefly (src/mcp/calls-in-flight.ts). */
+  readonly maxConcurrentCalls: number;
   readonly authenticator: Authenticator;
   readonly registry: ToolRegistry;
   readonly services: ToolServices;
@@ -63,6 +66,10 @@ export interface ToolServerOptions {
   /** Each tools/call becomes a span of this tracer (src/mcp/tool-call-tracer.ts); none without. */
   readonly tracer?: Tracer;
 }
+
+/** A caller's requests beyond svc.mcp.max-concurrent-calls: how many may wait (per request in flight), and how long. */
+const QUEUED_CALLS_PER_IN_FLIGHT = 4;
+const MAX_CALL_WAIT_MS = 2_000;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -122,6 +129,7 @@ export class ToolServer {
   private readonly limiter: RateLimiter;
   private readonly authFailures: AuthFailureLimiter;
   private readonly tracing: ToolCallTracer;
+  private readonly callsInFlight: CallsInFlight;
   /** MCP sessions closed to keep a credential within its cap. */
   closedSessions = 0;
   private readonly unsubscribe: () => void;
@@ -133,6 +141,7 @@ export class ToolServer {
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
     this.authFailures = new AuthFailureLimiter(options.now);
     this.tracing = new ToolCallTracer(options.tracer);
+    this.callsInFlight = new CallsInFlight({ maxInFlight: options.maxConcurrentCalls, maxQueued: QUEUED_CALLS_PER_IN_FLIGHT * options.maxConcurrentCalls, maxWaitMs: MAX_CALL_WAIT_MS });
     this.unsubscribe = options.registry.onChange(() => {
       for (const session of this.sessions.values()) void session.server.sendToolListChanged().catch(() => undefined);
       this.modern?.notify.toolsChanged();
@@ -217,9 +226,26 @@ export class ToolServer {
     const identity = this.authenticate(req, res);
     if (!identity) return;
     const anonymous = identity.credential === ANONYMOUS_CREDENTIAL;
-    const retryAfterSeconds = this.limiter.take(anonymous ? `anonymous:${req.socket.remoteAddress}` : identity.credential);
+    const callerKey = anonymous ? `anonymous:${req.socket.remoteAddress}` : identity.credential;
+    const retryAfterSeconds = this.limiter.take(callerKey);
     if (retryAfterSeconds > 0)
       return this.refuse(res, 429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute exceeded; retry in ${retryAfterSeconds}s`, { 'retry-after': String(retryAfterSeconds) });
+    // A 2025 session's GET stream is long-lived and capped with the sessions.
+    if (req.method !== 'POST') return this.serve(req, res, identity, () => {});
+    const release = await this.callsInFlight.admit(callerKey);
+    if (!release)
+      return this.refuse(res, 429, `this caller has ${this.options.maxConcurrentCalls} requests in flight and more waiting (svc.mcp.max-concurrent-calls); retry once one has answered`, {
+        'retry-after': '1',
+      });
+    try {
+      await this.serve(req, res, identity, release);
+    } finally {
+      release();
+    }
+  }
+
+  /** Answers an authenticated request within the caller's limits; `release` ends its turn among the caller's requests in flight. */
+  private async serve(req: IncomingMessage, res: ServerResponse, identity: CallerIdentity, release: Release): Promise<void> {
     let caller: CallerIdentity;
     try {
       caller = this.options.authenticator.refine(identity, { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') });
@@ -278,14 +304,18 @@ export class ToolServer {
     // 2026-07-28 answers a malformed request 400; a 2025 session answers every JSON-RPC error 200.
     if (malformed !== undefined) return this.answerError(res, legacy ? 200 : 400, requestId(message), INVALID_PARAMS, malformed);
     if (!legacy) {
-      if (method === 'subscriptions/listen' && !this.admitStream(caller.credential, res))
-        return this.answerError(
-          res,
-          429,
-          requestId(message),
-          -32000,
-          `this credential has ${this.maxPerCredential} subscriptions/listen streams open (svc.mcp.max-sessions-per-credential); close one first`,
-        );
+      if (method === 'subscriptions/listen') {
+        // A stream stays open: it counts among the credential's streams, not its requests in flight.
+        release();
+        if (!this.admitStream(caller.credential, res))
+          return this.answerError(
+            res,
+            429,
+            requestId(message),
+            -32000,
+            `this credential has ${this.maxPerCredential} subscriptions/listen streams open (svc.mcp.max-sessions-per-credential); close one first`,
+          );
+      }
       return writeResponse(res, await this.modernHandler(sdk).fetch(request, { authInfo, parsedBody: message }));
     }
     if (existing) {

@@ -48,7 +48,17 @@ export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', 
 
 export async function mcpHarness(
   extraYaml = '',
-  serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean; approverTokens?: boolean; protocol?: Protocol; traced?: boolean } = {},
+  serverOptions: {
+    rateLimitPerMinute?: number;
+    maxConcurrentCalls?: number;
+    maxBodyBytes?: number;
+    port?: number;
+    host?: string;
+    tokens?: boolean;
+    approverTokens?: boolean;
+    protocol?: Protocol;
+    traced?: boolean;
+  } = {},
 ) {
   const tokens = `  tokens:
     ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
@@ -86,6 +96,7 @@ ${extraYaml}`;
     port: serverOptions.port ?? 0,
     maxBodyBytes: serverOptions.maxBodyBytes ?? 1_048_576,
     rateLimitPerMinute: serverOptions.rateLimitPerMinute ?? 10_000,
+    maxConcurrentCalls: serverOptions.maxConcurrentCalls ?? config.get('mcp.max-concurrent-calls'),
     authenticator: Authenticator.fromConfig(config, Roles.fromConfig(config)),
     registry,
     services,
