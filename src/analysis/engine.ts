@@ -211,7 +211,7 @@ export class Engine {
       this.patternMatcher.judgeAgainst(this.normals);
     } else {
       this.normals = options.normals ?? normalsFor({ longestHorizonMs: DEFAULT_PATTERN_THRESHOLDS.windowMs, learnFromMs: processStartMs + DEFAULT_PATTERN_THRESHOLDS.warmUpMs });
-      this.patternMatcher = new PatternMatcher(undefined, undefined, undefined, {
+      this.patternMatcher = new PatternMatcher({
         clock: this.clock,
         configuredOf: this.configuredOf,
         learnedFirst: this.baselineSource === 'rolling',

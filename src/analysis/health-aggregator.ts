@@ -50,6 +50,7 @@ export type ServiceStatus = 'HEALTHY' | 'DEGRADED' | 'CRITICAL';
 export class OperationHealth {
   readonly operation: string;
   readonly requestCount: number;
+  readonly errorCount: number;
   readonly errorRate: number;
   readonly p50: number;
   readonly p99: number;
@@ -70,6 +71,7 @@ export class OperationHealth {
   constructor(operation: string, recent: MinuteSummary, baselines: OperationBaselines, reasons: readonly string[], recentMinutes: number) {
     this.operation = operation;
     this.requestCount = recent.count;
+    this.errorCount = recent.errors;
     this.errorRate = recent.errorRate;
     this.p50 = recent.p50;
     this.p99 = recent.p99;

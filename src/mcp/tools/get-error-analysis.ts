@@ -55,14 +55,10 @@ export const getErrorAnalysis = defineTool({
     const { engine } = services;
     const operation = args.operation_name;
 
-    let requests = 0;
-    let errors = 0;
-    for (const minute of engine.health.historyOf(operation, engine.health.recentMinutes)) {
-      requests += minute.count;
-      errors += minute.errors;
-    }
-    const errorRate = requests ? errors / requests : 0;
     const health = engine.health.getOperationHealth(operation);
+    const requests = health?.requestCount ?? 0;
+    const errors = health?.errorCount ?? 0;
+    const errorRate = health?.errorRate ?? 0;
     const baseline = health?.baseline;
     const categories = engine.errorCategories.of(operation);
     const categorized = categories.reduce((sum, c) => sum + c.count, 0);
