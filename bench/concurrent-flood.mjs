@@ -5,47 +5,19 @@
 // refused (429), RSS after garbage collection before and after, and the peak RSS of the process
 // (VmHWM) over its life. (The tool server accepts at most 256 connections: the flood stays within.)
 // Run against the built output: `npm run build && node bench/concurrent-flood.mjs`.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startMcpApp } from './mcp-app-process.mjs';
 import { printedSection } from './printed-section.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONCURRENCY = Number(process.env.FLOOD_CONCURRENCY ?? 128);
 const SECONDS = Number(process.env.FLOOD_SECONDS ?? 10);
 const MB = 1024 * 1024;
 const section = printedSection('bench/concurrent-flood.mjs', 'A flood of concurrent tool calls');
 
 async function run(maxConcurrentCalls) {
-  const app = spawn(process.execPath, ['--expose-gc', '--import', `${ROOT}register.mjs`, 'bench/mcp-app.mjs'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      SVC_MCP_PORT: '0',
-      SVC_MCP_RATE_LIMIT_PER_MINUTE: '100000',
-      SVC_MCP_MAX_CONCURRENT_CALLS: String(maxConcurrentCalls),
-      OTEL_TRACES_EXPORTER: 'none',
-      OTEL_LOGS_EXPORTER: 'none',
-      OTEL_METRICS_EXPORTER: 'none',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  app.stdout.on('data', (c) => (stdout += c));
-  app.stderr.on('data', (c) => (stderr += c));
-  const waitFor = async (pattern, text) => {
-    for (let i = 0; i < 300; i++) {
-      const found = pattern.exec(text());
-      if (found) return found[1];
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`app did not print ${pattern}: ${stderr}`);
-  };
-  const port = await waitFor(/LISTENING (\d+)/, () => stdout);
-  const url = new URL(await waitFor(/MCP tool server listening at (\S+)/, () => stderr));
-  const get = async (path) => (await fetch(`http://127.0.0.1:${port}${path}`)).json();
+  const app = await startMcpApp({ SVC_MCP_MAX_CONCURRENT_CALLS: String(maxConcurrentCalls) });
+  const { url, get } = app;
   await get('/__fill?count=500');
   const client = new Client({ name: 'flood', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(url));
@@ -70,8 +42,7 @@ async function run(maxConcurrentCalls) {
   const peak = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${app.pid}/status`, 'utf8'))?.[1]) * 1024;
   const after = (await get('/__memory')).rss;
   await client.close();
-  app.kill('SIGTERM');
-  await new Promise((resolve) => app.once('exit', resolve));
+  await app.stop();
   return { maxConcurrentCalls, answered, refused, before, after, peak };
 }
 
