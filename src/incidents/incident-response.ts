@@ -22,8 +22,8 @@ export interface IncidentResponse {
 }
 
 export function incidentResponseFromConfig(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): IncidentResponse {
-  const audit = new AuditTrail(engine.clock, config.get('limits.max-audit-entries'));
-  const verifier = new Verifier(engine, config.get('mcp.verification-delay'));
+  const audit = new AuditTrail(engine.clock, { maxEntries: config.get('limits.max-audit-entries') });
+  const verifier = new Verifier(engine, { delayMs: config.get('mcp.verification-delay') });
   const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'));
   const remediation = new Remediation(
     engine,
