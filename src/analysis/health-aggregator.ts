@@ -149,6 +149,8 @@ export interface FleetFigures {
   readonly operations: readonly string[];
   recentOf(operation: string): MinuteSummary | undefined;
   readonly slos: readonly SloStatus[];
+  /** One sentence per replica that stands out from the others: each makes the service DEGRADED at least. */
+  readonly outlierReasons: readonly string[];
 }
 
 export interface HealthAggregatorOptions {
@@ -324,6 +326,7 @@ export class HealthAggregator {
     for (const breaker of this.options.circuitBreakers?.statuses() ?? []) {
       if (breaker.state !== 'closed') degraded.push(`circuit breaker ${breaker.name} ${breaker.state}`);
     }
+    if (fleet) degraded.push(...fleet.outlierReasons);
     const status: ServiceStatus = critical.length ? 'CRITICAL' : degraded.length ? 'DEGRADED' : 'HEALTHY';
     return { service: serviceName, status, timestamp: new Date(now).toISOString(), operations, dependencies, slos, reasons: [...critical, ...degraded] };
   }

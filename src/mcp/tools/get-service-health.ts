@@ -60,7 +60,7 @@ import { defineTool } from '../define-tool.js';
 import { blocks, ColumnLines, duration, headerLine, isoTime, listSome, ms, multiple, percent, plural, section } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
 import { format, page } from '../tool-params.js';
-import { fleetJson, replicaCells, replicaJson, replicaKind, replicaRank, withOutliers } from './fleet-lines.js';
+import { fleetJson, replicaCells, replicaJson, replicaKind, replicaRank } from './fleet-lines.js';
 import { storeNote } from './store-note.js';
 import { dependenciesWorstFirst, operationKind, operationsWorstFirst, rank, sloKind, slosWorstFirst } from './worst-first.js';
 
@@ -84,7 +84,7 @@ export const getServiceHealth = defineTool({
       call: callFor('get_service_health', { format: args.format === 'json' ? 'json' : undefined }),
     };
     const fleet = services.fleet?.current();
-    const summary = withOutliers(services.engine.healthSummary(fleet), fleet);
+    const summary = services.engine.healthSummary(fleet);
     const replicas = services.fleet && { replicas: fleet?.replicas ?? [], now: services.engine.clock.now() };
     const operations = [...summary.operations].sort(operationsWorstFirst);
     const dependencies = [...summary.dependencies].sort(dependenciesWorstFirst);
