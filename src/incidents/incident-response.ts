@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../config/resolved-config.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { Approvals } from './approvals.js';
 import { AuditTrail } from './audit-trail.js';
+import { buildIncidentContext, type IncidentContext } from './incident-context.js';
 import { IncidentTracker } from './incident-tracker.js';
 import { Remediation } from './remediation.js';
 import { SessionStore } from './session-store.js';
@@ -19,6 +20,8 @@ export interface IncidentResponse {
   readonly audit: AuditTrail;
   readonly sessions: SessionStore;
   readonly verifier: Verifier;
+  /** An operation's complete incident context (src/incidents/incident-context.ts). */
+  readonly incidentContext: (operation: string) => IncidentContext;
 }
 
 export function incidentResponseFromConfig(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): IncidentResponse {
@@ -48,5 +51,6 @@ export function incidentResponseFromConfig(config: ResolvedConfig, engine: Engin
     maxEntries: config.get('limits.max-session-entries'),
     maxBytes: config.get('limits.max-session-bytes'),
   });
-  return { incidents, remediation, audit, sessions, verifier };
+  const incidentContext = (operation: string): IncidentContext => buildIncidentContext(operation, { engine, metadata, incidents, remediation });
+  return { incidents, remediation, audit, sessions, verifier, incidentContext };
 }

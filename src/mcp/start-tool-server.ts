@@ -54,7 +54,7 @@ export function toolServices(
 ): ToolServices {
   const { agents, frontend, store, fleet } = host;
   return {
-    engine,
+    analysis: engine,
     metadata,
     ...response,
     maxOutputBytes: config.get('mcp.max-output-bytes'),

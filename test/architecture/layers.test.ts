@@ -57,6 +57,11 @@ describe('layers', () => {
     expect(leaves.flatMap(({ file, imports }) => imports.filter((t) => rank(t) !== -1).map((t) => `${file} -> ${t}`))).toEqual([]);
   });
 
+  it("the tools read the analysis through AnalysisReads, never the engine's components", () => {
+    const offenders = files.filter(({ file, imports }) => file.startsWith('mcp/tools/') && imports.includes('analysis/engine.ts')).map(({ file }) => file);
+    expect(offenders).toEqual([]);
+  });
+
   it('only the composition root looks up the runtime', () => {
     const offenders = files.filter(({ file, imports }) => rank(file) !== Number.POSITIVE_INFINITY && imports.includes('runtime.ts')).map(({ file }) => file);
     expect(offenders).toEqual([]);

@@ -36,7 +36,7 @@ export const getExecutiveSummary = defineTool({
   readOnly: true,
   handler(_args, { services }) {
     const fleet = services.fleet?.current();
-    const summary = services.engine.healthSummary(fleet);
+    const summary = services.analysis.healthSummary(fleet);
     const elevated = summary.operations.filter((op) => op.elevated).sort(operationsWorstFirst);
     const slos = summary.slos;
     const atRisk = slos.filter((s) => s.compliance === 'AT_RISK').length;
@@ -90,7 +90,7 @@ export const getExecutiveSummary = defineTool({
         'TOP ISSUES',
         ...(issues.length ? issues : ['  none']),
         `SLO BUDGET: ${sloLine}`,
-        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last ${services.engine.health.recentMinutes} minutes${learningNote}`,
+        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last ${services.analysis.recentMinutes} minutes${learningNote}`,
         ...(services.fleet ? [replicasLine(fleet), services.fleet.note()] : []),
       ].join('\n'),
     );

@@ -84,16 +84,16 @@ export const getServiceHealth = defineTool({
       call: callFor('get_service_health', { format: args.format === 'json' ? 'json' : undefined }),
     };
     const fleet = services.fleet?.current();
-    const summary = services.engine.healthSummary(fleet);
-    const replicas = services.fleet && { replicas: fleet?.replicas ?? [], now: services.engine.clock.now() };
+    const summary = services.analysis.healthSummary(fleet);
+    const replicas = services.fleet && { replicas: fleet?.replicas ?? [], now: services.analysis.now() };
     const operations = [...summary.operations].sort(operationsWorstFirst);
     const dependencies = [...summary.dependencies].sort(dependenciesWorstFirst);
     const slos = [...summary.slos].sort(slosWorstFirst);
-    const windowMs = services.engine.dependencyHealth.windowMs;
+    const windowMs = services.analysis.dependencyWindowMs;
     const agents = [...(services.agents?.summaries() ?? [])].sort(agentsWorstFirst);
     const note = storeNote(services.store?.());
     if (args.format === 'text') {
-      const text = healthText(request, summary, operations, dependencies, slos, services.engine.health.recentMinutes, windowMs, agents, replicas);
+      const text = healthText(request, summary, operations, dependencies, slos, services.analysis.recentMinutes, windowMs, agents, replicas);
       return textResult(blocks(text, services.fleet?.note(), note));
     }
     const json = healthJson(request, summary, operations, dependencies, slos, windowMs, agents, replicas?.replicas);

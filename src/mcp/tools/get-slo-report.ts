@@ -48,16 +48,16 @@ export const getSloReport = defineTool({
       page: args.page,
       call: callFor('get_slo_report', { format: args.format === 'json' ? 'json' : undefined }),
     };
-    const { engine } = services;
+    const { analysis } = services;
     const fleet = services.fleet?.current();
-    const statuses = [...(fleet ? fleet.slos : engine.sloTracker.statuses())].sort(slosWorstFirst);
-    const generated = engine.clock.now();
-    const recentP99 = (operation: string) => engine.health.getOperationHealth(operation, fleet);
+    const statuses = [...(fleet ? fleet.slos : analysis.sloStatuses())].sort(slosWorstFirst);
+    const generated = analysis.now();
+    const recentP99 = (operation: string) => analysis.operationHealth(operation, fleet);
     if (args.format === 'text') {
-      const text = reportText(request, engine.serviceName, recentP99, statuses, generated);
+      const text = reportText(request, analysis.serviceName, recentP99, statuses, generated);
       return textResult(services.fleet ? `${text}\n\n${services.fleet.note()}` : text);
     }
-    const json = reportJson(request, engine.serviceName, statuses, generated);
+    const json = reportJson(request, analysis.serviceName, statuses, generated);
     if (services.fleet) (json as Record<string, unknown>).fleet = fleetJson(services.fleet, fleet);
     return textResult(JSON.stringify(json, null, 2), json);
   },

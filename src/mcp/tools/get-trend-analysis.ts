@@ -64,8 +64,8 @@ export const getTrendAnalysis = defineTool({
   readOnly: true,
   params: { operation_name: operationName(), window_minutes: WINDOW_MINUTES },
   handler(args, { services }) {
-    const { engine, metadata } = services;
-    const known = engine.health.operations();
+    const { analysis, metadata } = services;
+    const known = analysis.operationNames();
     const operation = args.operation_name;
     const windowMinutes = args.window_minutes;
     const historyMinutes = metadata.config.get<number>('limits.history-minutes');
@@ -73,9 +73,9 @@ export const getTrendAnalysis = defineTool({
     // A fleet's history is as of its last merge (each replica's minutes at most one publish interval older).
     const fleet = services.fleet?.current();
     const fleetHistory = fleet && services.fleet?.historyOf(operation);
-    const now = fleetHistory ? fleet.mergedAt : engine.clock.now();
+    const now = fleetHistory ? fleet.mergedAt : analysis.now();
     const currentMinute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-    const history: OperationHistory = fleetHistory ?? engine.health.historyFor(operation)!;
+    const history: OperationHistory = fleetHistory ?? analysis.historyFor(operation)!;
     const samples = history.series(now, windowMinutes + 1).filter((s) => s.observedMs > 0);
     if (samples.length === 0) {
       throw new ToolError(
