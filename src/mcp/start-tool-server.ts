@@ -19,10 +19,14 @@ import { type CustomActionDefinition, Remediation } from '../incidents/remediati
 import { SessionStore } from '../incidents/session-store.js';
 import { Verifier } from '../incidents/verification.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
+import { reportError } from '../report-error.js';
 import { attachState, restoreState } from '../state-persistence.js';
 import type { OpenedState } from '../store/open-state.js';
 import { Authenticator } from './authenticator.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
+import { oauthOptions } from './oauth/oauth-options.js';
+import { RefusalAudit } from './oauth/refusal-audit.js';
+import { ResourceServer } from './oauth/resource-server.js';
 import { Roles } from './roles.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { ToolServer, ToolServerError } from './tool-server.js';
@@ -111,6 +115,8 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
   if (host.state) await restoreState(host.state, { ...services, changes: engine.changes }, config.get<number>('store.timeout'), report);
   for (const tool of BUILT_IN_TOOLS) if (!host.tools.get(tool.name)) host.tools.register(tool);
   const roles = Roles.fromConfig(config);
+  const oauth = oauthOptions(config);
+  const refusals = new RefusalAudit(services.audit, () => engine.clock.now());
   const server = new ToolServer({
     host: config.get('mcp.host'),
     port: config.get('mcp.port'),
@@ -118,6 +124,12 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
     rateLimitPerMinute: config.get('mcp.rate-limit-per-minute'),
     maxSessionsPerCredential: config.get('mcp.max-sessions-per-credential'),
     authenticator: Authenticator.fromConfig(config, roles),
+    ...(oauth && {
+      oauth: new ResourceServer(oauth, roles, {
+        onProblem: (message) => reportError("fetching the OAuth issuer's metadata and keys", new Error(message)),
+        onRefusal: (reason) => refusals.refused(reason),
+      }),
+    }),
     registry: host.tools,
     services,
     version: VERSION,

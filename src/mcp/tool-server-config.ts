@@ -8,6 +8,7 @@ import type { ConfigProblem } from '../config/config-source.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { printableValue } from '../printable.js';
 import { configuredTokens, credentialProblems } from './authenticator.js';
+import { oauthProblems } from './oauth/oauth-options.js';
 import { Roles } from './roles.js';
 import { unauthenticatedBind } from './tool-server.js';
 
@@ -34,12 +35,15 @@ export function toolServerProblems(config: ResolvedConfig): ConfigProblem[] {
     problems.push({ level: 'error', key, where, message: `${message}; ${NOT_STARTED}` });
   }
 
+  problems.push(...oauthProblems(config, NOT_STARTED));
+  const oauth = Boolean(config.get<string | undefined>('mcp.oauth.issuer'));
   const host = config.get<string>('mcp.host');
-  const unauthenticated = unauthenticatedBind(host, tokens.length > 0);
+  const unauthenticated = unauthenticatedBind(host, tokens.length > 0 || oauth);
   if (unauthenticated) problems.push({ level: 'error', key: 'svc.mcp.host', where: whereOf('mcp.host'), message: `${unauthenticated}; ${NOT_STARTED}` });
 
   const agents = new Set(tokens.map((t) => t.agentName));
-  const strangers = config.get<string[]>('mcp.approvers').filter((name) => !agents.has(name));
+  // OAuth agents are named by their tokens, unknown until they call.
+  const strangers = oauth ? [] : config.get<string[]>('mcp.approvers').filter((name) => !agents.has(name));
   if (strangers.length)
     problems.push({
       level: 'warning',

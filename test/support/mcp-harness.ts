@@ -11,6 +11,7 @@ import { MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { Authenticator, sha256Hex } from '../../src/mcp/authenticator.js';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
+import type { ResourceServer } from '../../src/mcp/oauth/resource-server.js';
 import { Roles } from '../../src/mcp/roles.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
 import { ToolRegistry } from '../../src/mcp/tool-registry.js';
@@ -47,7 +48,17 @@ export const TOKENS = { ops: 'ops-secret-token', triage: 'triage-secret-token', 
 
 export async function mcpHarness(
   extraYaml = '',
-  serverOptions: { rateLimitPerMinute?: number; maxBodyBytes?: number; port?: number; host?: string; tokens?: boolean; approverTokens?: boolean; protocol?: Protocol; traced?: boolean } = {},
+  serverOptions: {
+    rateLimitPerMinute?: number;
+    maxBodyBytes?: number;
+    port?: number;
+    host?: string;
+    tokens?: boolean;
+    approverTokens?: boolean;
+    protocol?: Protocol;
+    traced?: boolean;
+    oauth?: ResourceServer;
+  } = {},
 ) {
   const tokens = `  tokens:
     ops-bot: { sha256: ${sha256Hex(TOKENS.ops)}, role: operator }
@@ -86,6 +97,7 @@ ${extraYaml}`;
     maxBodyBytes: serverOptions.maxBodyBytes ?? 1_048_576,
     rateLimitPerMinute: serverOptions.rateLimitPerMinute ?? 10_000,
     authenticator: Authenticator.fromConfig(config, Roles.fromConfig(config)),
+    ...(serverOptions.oauth && { oauth: serverOptions.oauth }),
     registry,
     services,
     version: 'test',
