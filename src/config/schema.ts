@@ -309,7 +309,12 @@ export const SCHEMA: readonly KeySpec[] = [
     default: '',
     doc: 'Claim (a dotted path such as realm_access.roles) whose values name svc roles; empty: permissions come from the scopes svc:read, svc:diagnose, svc:remediate, svc:admin',
   },
-  { path: 'mcp.oauth.agent-claim', type: enumType(['client_id', 'azp', 'sub'] as const), default: 'client_id', doc: 'Claim naming the agent in sessions, the audit trail, approvals and spans' },
+  {
+    path: 'mcp.oauth.agent-claim',
+    type: enumType(['client_id', 'azp', 'appid', 'sub'] as const),
+    default: 'client_id',
+    doc: 'Claim naming the agent in sessions, the audit trail, approvals and spans: client_id (RFC 9068), azp (Keycloak, Entra ID v2), appid (Entra ID v1) or sub',
+  },
   { path: 'mcp.oauth.introspection.client-id', type: textType(256), default: '', doc: "svc's client id at the issuer, to check opaque tokens by introspection (RFC 7662); empty: JWTs only" },
   { path: 'mcp.oauth.introspection.client-secret', type: textType(1024), doc: "svc's client secret for introspection (SVC_MCP_OAUTH_INTROSPECTION_CLIENT_SECRET); never printed" },
 

@@ -168,6 +168,31 @@ describe('MCP authorization with a real authorization server', { timeout: 30_000
     }
   });
 
+  it("a 2025 session belongs to the token's subject: a new token of the subject keeps it, another subject's gets 404", async () => {
+    const h = await oauthServer();
+    try {
+      const opened = await h.post((await issuer.token(OPS, h.resource)).access_token);
+      const session = opened.headers.get('mcp-session-id')!;
+      expect(session).toBeTruthy();
+      const list = (token: string) =>
+        fetch(h.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+            'mcp-session-id': session,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+        });
+      expect((await list((await issuer.token(OPS, h.resource)).access_token)).status).toBe(200);
+      expect((await list((await issuer.token(READER, h.resource)).access_token)).status).toBe(404);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('follows key rotation at the issuer without a restart, refreshing the keys at most once a minute', async () => {
     const h = await oauthServer();
     try {

@@ -1,6 +1,6 @@
 /**
- * `jose`, loaded when the first OAuth access token arrives: only processes configured with
- * `svc.mcp.oauth.issuer` pay for it, and only its JWT verification and local key set.
+ * `jose`, loaded when the issuer's keys are first fetched: only processes configured with
+ * `svc.mcp.oauth.issuer` pay for it, and only for its JWT verification and local key set.
  */
 export interface Jose {
   readonly jwtVerify: typeof import('jose/jwt/verify').jwtVerify;

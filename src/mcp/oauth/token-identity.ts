@@ -13,7 +13,7 @@ import type { Roles } from '../roles.js';
 import type { CallerIdentity } from '../tool-definition.js';
 import { TokenRefusal } from './token-refusal.js';
 
-export type AgentClaim = 'client_id' | 'azp' | 'sub';
+export type AgentClaim = 'client_id' | 'azp' | 'appid' | 'sub';
 
 /** The credential of a token's subject; static tokens' are `token:<agent>`. */
 export const OAUTH_CREDENTIAL_PREFIX = 'oauth:';
@@ -40,7 +40,8 @@ export function identityFromClaims(claims: Record<string, unknown>, options: Tok
   if (typeof subject !== 'string' || subject === '' || subject.length > MAX_SUBJECT || hasControlCharacters(subject))
     throw new TokenRefusal(`the token's subject (sub) is not printable text of 1 to ${MAX_SUBJECT} characters`);
   const agentName = claims[options.agentClaim];
-  if (typeof agentName !== 'string' || agentName === '') throw new TokenRefusal(`the token has no ${options.agentClaim} claim to name the agent (svc.mcp.oauth.agent-claim: client_id, azp or sub)`);
+  if (typeof agentName !== 'string' || agentName === '')
+    throw new TokenRefusal(`the token has no ${options.agentClaim} claim to name the agent (svc.mcp.oauth.agent-claim: client_id, azp, appid or sub)`);
   if (agentName.length > INPUT_LIMITS.tokenAgent || hasControlCharacters(agentName))
     throw new TokenRefusal(`the token's ${options.agentClaim} "${printable(agentName, 40)}" is not printable text of at most ${INPUT_LIMITS.tokenAgent} characters`);
   const { permissions, role } = options.rolesClaim ? fromRolesClaim(claims, options.rolesClaim, options.roles) : fromScopes(claims, options.roles);
