@@ -20,14 +20,8 @@ export function toolServerProblems(config: ResolvedConfig): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const whereOf = (path: string): string => config.resolved(path).source.where;
   // A token entry that did not validate must not silently open the server to anonymous callers.
-  const broken = [...new Set(config.problems.filter((p) => p.level === 'error' && (p.key.startsWith('svc.mcp.tokens') || p.key.startsWith('svc.mcp.anonymous-role'))).map((p) => p.key))];
-  if (broken.length)
-    problems.push({
-      level: 'error',
-      key: 'svc.mcp.tokens',
-      where: 'configuration',
-      message: `${broken.join(', ')} did not validate (see above), and a missing token must not open tools to anonymous callers; ${NOT_STARTED}`,
-    });
+  problems.push(...unvalidated(config, ['svc.mcp.tokens', 'svc.mcp.anonymous-role'], 'svc.mcp.tokens', 'a missing token must not open tools to anonymous callers'));
+  problems.push(...unvalidated(config, ['svc.mcp.oauth.'], 'svc.mcp.oauth', 'OAuth must not run on defaults it was not given'));
 
   const tokens = configuredTokens(config);
   for (const { key, message, agentName } of credentialProblems(Roles.fromConfig(config), tokens, config.get<string>('mcp.anonymous-role'))) {
@@ -52,4 +46,10 @@ export function toolServerProblems(config: ResolvedConfig): ConfigProblem[] {
       message: `${strangers.map((n) => printableValue(n)).join(', ')} ${strangers.length > 1 ? 'are' : 'is'} not a token agent under svc.mcp.tokens, so no credential approves as ${strangers.length > 1 ? 'them' : 'it'}`,
     });
   return problems;
+}
+
+/** An error naming the keys under `prefixes` that did not validate: the tool server does not start without them. */
+function unvalidated(config: ResolvedConfig, prefixes: readonly string[], key: string, why: string): ConfigProblem[] {
+  const broken = [...new Set(config.problems.filter((p) => p.level === 'error' && prefixes.some((prefix) => p.key.startsWith(prefix))).map((p) => p.key))];
+  return broken.length ? [{ level: 'error', key, where: 'configuration', message: `${broken.join(', ')} did not validate (see above), and ${why}; ${NOT_STARTED}` }] : [];
 }

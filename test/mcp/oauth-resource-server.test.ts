@@ -56,10 +56,11 @@ async function oauthServer(options: { issuerUrl?: string; yaml?: string; tokens?
   const post = (
     token: string | undefined,
     body: unknown = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    headers: Record<string, string> = {},
   ) =>
     fetch(h.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token && { authorization: `Bearer ${token}` }) },
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token && { authorization: `Bearer ${token}` }), ...headers },
       body: JSON.stringify(body),
     });
   return { ...h, resource, clock, refusals, post };
@@ -174,18 +175,7 @@ describe('MCP authorization with a real authorization server', { timeout: 30_000
       const opened = await h.post((await issuer.token(OPS, h.resource)).access_token);
       const session = opened.headers.get('mcp-session-id')!;
       expect(session).toBeTruthy();
-      const list = (token: string) =>
-        fetch(h.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            authorization: `Bearer ${token}`,
-            'mcp-session-id': session,
-            'mcp-protocol-version': '2025-11-25',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
-        });
+      const list = (token: string) => h.post(token, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
       expect((await list((await issuer.token(OPS, h.resource)).access_token)).status).toBe(200);
       expect((await list((await issuer.token(READER, h.resource)).access_token)).status).toBe(404);
     } finally {

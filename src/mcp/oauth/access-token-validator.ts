@@ -8,27 +8,15 @@
 import type { JWTPayload } from 'jose';
 import { printable } from '../../printable.js';
 import { loadJose } from './load-jose.js';
+import { type OAuthOptions, tokenType } from './oauth-options.js';
 import type { SigningKeys } from './signing-keys.js';
 import { TokenRefusal } from './token-refusal.js';
 
-export interface AccessTokenChecks {
-  readonly issuer: string;
-  readonly resource: string;
-  readonly algorithms: readonly string[];
-  readonly clockSkewMs: number;
-  /** Accepted `typ` headers, lower case, without `application/`. */
-  readonly tokenTypes: readonly string[];
-  readonly now: () => number;
-}
+export type AccessTokenChecks = Pick<OAuthOptions, 'issuer' | 'resource' | 'algorithms' | 'clockSkewMs' | 'tokenTypes'> & { readonly now: () => number };
 
 /** Whether a token has the shape of a signed JWT (three base64url parts); others may be opaque. */
 export function looksLikeJwt(token: string): boolean {
   return /^[\w-]+\.[\w-]+\.[\w-]*$/.test(token);
-}
-
-/** `application/at+jwt` and `AT+JWT` are the same type (RFC 8725 section 3.11). */
-export function tokenType(typ: string): string {
-  return typ.toLowerCase().replace(/^application\//, '');
 }
 
 export class AccessTokenValidator {

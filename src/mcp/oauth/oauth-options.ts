@@ -4,7 +4,6 @@
  */
 import type { ConfigProblem } from '../../config/config-source.js';
 import type { ResolvedConfig } from '../../config/resolved-config.js';
-import { tokenType } from './access-token-validator.js';
 import type { AgentClaim } from './token-identity.js';
 
 export interface OAuthOptions {
@@ -17,6 +16,11 @@ export interface OAuthOptions {
   readonly rolesClaim: string;
   readonly agentClaim: AgentClaim;
   readonly introspection: { readonly clientId: string; readonly clientSecret: string } | undefined;
+}
+
+/** `application/at+jwt` and `AT+JWT` are the same type (RFC 8725 section 3.11). */
+export function tokenType(typ: string): string {
+  return typ.toLowerCase().replace(/^application\//, '');
 }
 
 /** The OAuth options, or undefined when svc.mcp.oauth.issuer is not set. */
@@ -42,14 +46,6 @@ export function oauthProblems(config: ResolvedConfig, notStarted: string): Confi
   const set = (path: string): boolean => config.resolved(path).source.kind !== 'default';
   const issuer = config.get<string | undefined>('mcp.oauth.issuer');
   const problems: ConfigProblem[] = [];
-  const broken = config.problems.filter((p) => p.level === 'error' && p.key.startsWith('svc.mcp.oauth.')).map((p) => p.key);
-  if (broken.length)
-    problems.push({
-      level: 'error',
-      key: 'svc.mcp.oauth',
-      where: 'configuration',
-      message: `${broken.join(', ')} did not validate (see above), and OAuth must not run on defaults it was not given; ${notStarted}`,
-    });
   if (!issuer) {
     const ignored = ['mcp.oauth.resource', 'mcp.oauth.roles-claim', 'mcp.oauth.introspection.client-id'].filter(set);
     if (ignored.length) problems.push({ level: 'warning', key: 'svc.mcp.oauth.issuer', where: 'configuration', message: `is not set, so ${ignored.map((p) => `svc.${p}`).join(', ')} has no effect` });
