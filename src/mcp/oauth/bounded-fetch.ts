@@ -23,7 +23,9 @@ export async function fetchJsonObject(url: string, maxBytes: number, init: Reque
     await response.body?.cancel().catch(() => undefined);
     throw new IdentityProviderError(`${shown} answered HTTP ${response.status}`);
   }
-  const text = await readAtMost(response, maxBytes);
+  const text = await readAtMost(response, maxBytes).catch((error: unknown) => {
+    throw new IdentityProviderError(`${shown} broke off its answer: ${error instanceof Error ? error.message : String(error)}`);
+  });
   if (text === undefined) throw new IdentityProviderError(`${shown} sent more than ${maxBytes} bytes; at most ${maxBytes} are read`);
   let value: unknown;
   try {

@@ -44,7 +44,8 @@ export class ResourceServer {
     const now = hooks.now ?? Date.now;
     this.keys = new SigningKeys(issuer, now, hooks.onProblem);
     this.validator = new AccessTokenValidator({ ...options, now }, this.keys);
-    this.introspection = options.introspection && new TokenIntrospection({ ...options.introspection, issuer, resource, clockSkewMs: options.clockSkewMs, now }, this.keys);
+    const claims = ['sub', 'exp', options.agentClaim, 'client_id', 'scope', 'scp', options.rolesClaim.split('.')[0]!].filter(Boolean);
+    this.introspection = options.introspection && new TokenIntrospection({ ...options.introspection, issuer, resource, clockSkewMs: options.clockSkewMs, now, claims }, this.keys);
     this.paths = metadataPaths(resource);
     this.metadata = Object.freeze(protectedResourceMetadata({ resource, issuer, scopes: this.usesScopes ? SVC_SCOPES : [] }));
   }

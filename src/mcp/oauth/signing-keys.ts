@@ -116,9 +116,9 @@ export class SigningKeys {
       this.held = { lookup: jose.createLocalJWKSet({ keys }), kids: new Set(keys.flatMap((k) => (k.kid === undefined ? [] : [k.kid]))), fetchedAt: this.now() };
       this.problem = undefined;
     } catch (error) {
-      if (!(error instanceof IdentityProviderError)) throw error;
-      this.problem = error.message;
-      this.onProblem(error.message);
+      // Runs in the background: nothing may reach the host, whatever the identity provider sent.
+      this.problem = error instanceof IdentityProviderError ? error.message : `the issuer's keys could not be used: ${printable(error instanceof Error ? error.message : String(error), 200)}`;
+      this.onProblem(this.problem);
     }
   }
 }

@@ -3,7 +3,7 @@
  * introspection_endpoint with svc's own client credentials. An active token is cached, under
  * its SHA-256 and never as itself, for its remaining lifetime, so an agent's calls cost one
  * introspection per token; the cache holds at most MAX_CACHED tokens (the oldest goes first).
- * The answer must name this resource in `aud` and the configured issuer in `iss` when it has one.
+ * Only the claims svc reads are kept. The answer must name this resource in `aud` and the configured issuer in `iss` when it has one.
  */
 import { createHash } from 'node:crypto';
 import { printable } from '../../printable.js';
@@ -12,7 +12,7 @@ import type { SigningKeys } from './signing-keys.js';
 import { TokenRefusal } from './token-refusal.js';
 
 export const MAX_CACHED = 1000;
-const MAX_INTROSPECTION_BYTES = 64 * 1024;
+const MAX_INTROSPECTION_BYTES = 16 * 1024;
 
 export interface IntrospectionOptions {
   readonly clientId: string;
@@ -21,6 +21,8 @@ export interface IntrospectionOptions {
   readonly resource: string;
   readonly clockSkewMs: number;
   readonly now: () => number;
+  /** The claims svc reads; only these are cached. */
+  readonly claims: readonly string[];
 }
 
 export class TokenIntrospection {
@@ -37,7 +39,8 @@ export class TokenIntrospection {
     const cached = this.cache.get(digest);
     if (cached && cached.expiresAt > now()) return cached.claims;
     this.cache.delete(digest);
-    const claims = this.check(await this.ask(token));
+    const answer = this.check(await this.ask(token));
+    const claims = Object.fromEntries(this.options.claims.filter((name) => answer[name] !== undefined).map((name) => [name, answer[name]]));
     if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(digest, { claims, expiresAt: Number(claims.exp) * 1000 });
     return claims;
