@@ -10,6 +10,7 @@ import { ClientCredentialsProvider, StreamableHTTPClientTransport } from '@model
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
+import { PER_ADDRESS_PER_MINUTE } from '../../src/mcp/auth-failure-limiter.js';
 import { oauthOptions } from '../../src/mcp/oauth/oauth-options.js';
 import { RefusalAudit } from '../../src/mcp/oauth/refusal-audit.js';
 import { ResourceServer } from '../../src/mcp/oauth/resource-server.js';
@@ -142,6 +143,20 @@ describe('MCP authorization with a real authorization server', { timeout: 30_000
       const audited = h.services.audit.recent(50).filter((e) => e.action === 'authenticate:oauth');
       expect(audited.length).toBeGreaterThan(0);
       for (const entry of audited) for (const [, token] of cases) expect(entry.detail).not.toContain(token);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('limits guessing and replaying access tokens with the failed-authentication limit, which a missing token does not count against', async () => {
+    const h = await oauthServer();
+    try {
+      for (let i = 0; i < 20; i++) expect((await h.post(undefined)).status).toBe(401);
+      const replayed = (await issuer.token(OPS, 'https://other.example/mcp')).access_token;
+      for (let i = 0; i < PER_ADDRESS_PER_MINUTE; i++) expect((await h.post(replayed)).status).toBe(401);
+      const limited = await h.post(replayed);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBeTruthy();
     } finally {
       await h.close();
     }
