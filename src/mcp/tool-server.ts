@@ -9,12 +9,15 @@
  * The SDK's own classification (`isLegacyRequest`) decides which one serves a request. Every
  * protocol detail lives in src/mcp/.
  *
- * Per request, in order, in both protocols: path `/mcp` (404), Host and Origin against DNS
- * rebinding (403), the failed-authentication limit (429), the bearer token (401), the caller's
+ * Per request, in order, in both protocols: path `/mcp` or, with OAuth, the Protected Resource
+ * Metadata's (404), Host and Origin against DNS rebinding (403), the failed-authentication limit
+ * (429), the bearer token (401; an OAuth access token also 503 while the issuer's keys are not
+ * had, src/mcp/oauth/resource-server.ts), the caller's
  * rate limit (429 with Retry-After), a declared name or role that may only lower the
  * credential's (403), the MCP session of 2025 clients, which belongs to the credential that
  * opened it (another credential gets 404), the body limit (413, chunked or not), batches (400),
- * nesting beyond MAX_NESTING (400), an initialize or subscriptions/listen over
+ * nesting beyond MAX_NESTING (400), an OAuth caller's tools/call its scopes do not allow (403
+ * `insufficient_scope`), an initialize or subscriptions/listen over
  * MAX_KEPT_REQUEST_BYTES (413: kept as long as its session or stream), malformed params
  * (-32602) and a credential's subscriptions/listen streams beyond its session cap (429). Per
  * tool call: unknown tool -> JSON-RPC -32602; insufficient permission, missing or invalid
