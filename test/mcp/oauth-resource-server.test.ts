@@ -17,7 +17,7 @@ import { ResourceServer } from '../../src/mcp/oauth/resource-server.js';
 import { REFRESH_COOLDOWN_MS, RETRY_COOLDOWN_MS } from '../../src/mcp/oauth/signing-keys.js';
 import { Roles } from '../../src/mcp/roles.js';
 import { freePort } from '../support/fixture-app.js';
-import { mcpHarness, newClient, PROTOCOLS, TOKENS } from '../support/mcp-harness.js';
+import { driveIncident, mcpHarness, newClient, PROTOCOLS, TOKENS } from '../support/mcp-harness.js';
 import { type Issuer, type IssuerClient, startIssuer } from '../support/oidc-issuer.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -44,14 +44,14 @@ async function oauthServer(options: { issuerUrl?: string; yaml?: string; tokens?
   const yaml = `mcp:\n  oauth:\n    issuer: ${options.issuerUrl ?? issuer.url}\n    resource: ${resource}\n${options.yaml ?? ''}`;
   const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': yaml }), args: [], env: {} });
   expect(config.problems).toEqual([]);
-  const clock = { offsetMs: 0 };
+  const tokenClock = { offsetMs: 0 };
   const refusals: string[] = [];
   let audit: RefusalAudit | undefined;
   const onRefusal = (reason: string): void => {
     refusals.push(reason);
     audit?.refused(reason);
   };
-  const oauth = new ResourceServer(oauthOptions(config)!, Roles.fromConfig(config), { now: () => Date.now() + clock.offsetMs, onRefusal });
+  const oauth = new ResourceServer(oauthOptions(config)!, Roles.fromConfig(config), { now: () => Date.now() + tokenClock.offsetMs, onRefusal });
   const h = await mcpHarness('', { port, tokens: options.tokens ?? false, oauth, traced: true });
   audit = new RefusalAudit(h.services.audit, () => h.clock.now());
   const post = (
@@ -64,7 +64,7 @@ async function oauthServer(options: { issuerUrl?: string; yaml?: string; tokens?
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token && { authorization: `Bearer ${token}` }), ...headers },
       body: JSON.stringify(body),
     });
-  return { ...h, resource, clock, refusals, post };
+  return { ...h, resource, tokenClock, refusals, post };
 }
 
 function sdkClient(url: string, client: IssuerClient, protocol: (typeof PROTOCOLS)[number]) {
@@ -84,6 +84,28 @@ describe('MCP authorization with a real authorization server', { timeout: 30_000
       expect(health.isError).toBeFalsy();
       const span = h.spans.getFinishedSpans().find((s) => s.name === 'tools/call get_service_health');
       expect(span?.attributes).toMatchObject({ 'svc.mcp.agent.name': 'ops-agent', 'svc.mcp.agent.role': 'admin', 'svc.mcp.agent.verified': true });
+      await client.close();
+    } finally {
+      await h.close();
+    }
+  });
+
+  it.each(PROTOCOLS)("names the token's agent, verified, in shared sessions and the audit trail (%s)", async (protocol) => {
+    const h = await oauthServer();
+    try {
+      h.request('/orders/:id', 20);
+      driveIncident(h);
+      const incidentId = h.services.incidents.openIncident('GET /orders/{id}')!.id;
+      const { client, transport } = sdkClient(h.url, OPS, protocol);
+      await client.connect(transport);
+      const created = await h.call(client, 'create_session', { incident_id: incidentId });
+      expect(created.text).toContain('by ops-agent (admin)');
+      const sessionId = (created.structuredContent as { sessionId: string }).sessionId;
+      await h.call(client, 'add_session_entry', { session_id: sessionId, type: 'OBSERVATION', content: 'errors on orders' }, { agentName: 'planner' });
+      expect((await h.call(client, 'get_session', { session_id: sessionId })).text).toContain('OBSERVATION by ops-agent/planner (admin)');
+      const executed = await h.call(client, 'execute_remediation', { action_name: 'enable_fallback:GET /orders/{id}', reason: 'half the requests fail' });
+      expect(executed.isError, executed.text).toBeFalsy();
+      expect((await h.call(client, 'get_recent_agent_actions')).text).toMatch(/SUCCESS enable_fallback:GET \/orders\/\{id\} by ops-agent \(admin\)/);
       await client.close();
     } finally {
       await h.close();
@@ -135,7 +157,7 @@ describe('MCP authorization with a real authorization server', { timeout: 30_000
         expect(response.headers.get('www-authenticate'), name).toMatch(/^Bearer error="invalid_token", resource_metadata="[^"]+", scope="svc:read/);
         expect(((await response.json()) as { error: { message: string } }).error.message, name).toMatch(reason);
       }
-      h.clock.offsetMs = (TOKEN_SECONDS + 61) * 1000;
+      h.tokenClock.offsetMs = (TOKEN_SECONDS + 61) * 1000;
       const expired = await h.post(good);
       expect(expired.status).toBe(401);
       expect(((await expired.json()) as { error: { message: string } }).error.message).toMatch(/^the token expired at \S+Z/);
@@ -206,7 +228,7 @@ describe('MCP authorization with a real authorization server', { timeout: 30_000
       const rotated = (await issuer.token(OPS, h.resource)).access_token;
       const early = await h.post(rotated);
       expect(early.status).toBe(401);
-      h.clock.offsetMs = REFRESH_COOLDOWN_MS;
+      h.tokenClock.offsetMs = REFRESH_COOLDOWN_MS;
       expect((await h.post(rotated)).status).toBe(200);
     } finally {
       await h.close();
@@ -223,7 +245,7 @@ describe('MCP authorization with a real authorization server', { timeout: 30_000
       expect((await h.call(client, 'get_service_health')).isError).toBeFalsy();
       await issuer.reconfigure({ clients: [OPS, READER], tokenSeconds: TOKEN_SECONDS });
       expect((await h.call(client, 'get_service_health')).isError).toBeFalsy();
-      h.clock.offsetMs = (TOKEN_SECONDS + 61) * 1000;
+      h.tokenClock.offsetMs = (TOKEN_SECONDS + 61) * 1000;
       await expect(client.callTool({ name: 'get_service_health', arguments: {} })).rejects.toThrow(/client authentication failed/);
       await client.close().catch(() => undefined);
     } finally {
@@ -243,11 +265,11 @@ describe('MCP authorization with a real authorization server', { timeout: 30_000
       expect((await h.post(TOKENS.ops)).status).toBe(200);
       late = await startIssuer({ clients: [OPS], port });
       const token = (await late.token(OPS, h.resource)).access_token;
-      h.clock.offsetMs = RETRY_COOLDOWN_MS;
+      h.tokenClock.offsetMs = RETRY_COOLDOWN_MS;
       expect((await h.post(token)).status).toBe(200);
       await late.stop();
       late = undefined;
-      h.clock.offsetMs += REFRESH_COOLDOWN_MS;
+      h.tokenClock.offsetMs += REFRESH_COOLDOWN_MS;
       expect((await h.post(token)).status).toBe(200);
     } finally {
       await late?.stop();
