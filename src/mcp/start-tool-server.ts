@@ -13,9 +13,13 @@ import type { FleetView } from '../fleet/fleet-view.js';
 import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import type { IncidentResponse } from '../incidents/incident-response.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
+import { reportError } from '../report-error.js';
 import type { StoreStatus } from '../store/state-writer.js';
 import { Authenticator } from './authenticator.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
+import { oauthOptions } from './oauth/oauth-options.js';
+import { RefusalAudit } from './oauth/refusal-audit.js';
+import { ResourceServer } from './oauth/resource-server.js';
 import { Roles } from './roles.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { ToolServer, ToolServerError } from './tool-server.js';
@@ -74,6 +78,8 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
   await host.restored;
   for (const tool of BUILT_IN_TOOLS) if (!host.tools.get(tool.name)) host.tools.register(tool);
   const roles = Roles.fromConfig(config);
+  const oauth = oauthOptions(config);
+  const refusals = new RefusalAudit(services.audit, () => engine.clock.now());
   const server = new ToolServer({
     host: config.get('mcp.host'),
     port: config.get('mcp.port'),
@@ -82,6 +88,12 @@ export async function startToolServer(config: ResolvedConfig, engine: Engine, me
     maxSessionsPerCredential: config.get('mcp.max-sessions-per-credential'),
     maxConcurrentCalls: config.get('mcp.max-concurrent-calls'),
     authenticator: Authenticator.fromConfig(config, roles),
+    ...(oauth && {
+      oauth: new ResourceServer(oauth, roles, {
+        onProblem: (message) => reportError("fetching the OAuth issuer's metadata and keys", new Error(message)),
+        onRefusal: (reason) => refusals.refused(reason),
+      }),
+    }),
     registry: host.tools,
     services,
     version: VERSION,

@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { incidentResponseFromConfig } from '../../src/incidents/incident-response.js';
 import { Authenticator, sha256Hex } from '../../src/mcp/authenticator.js';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
+import type { ResourceServer } from '../../src/mcp/oauth/resource-server.js';
 import { Roles } from '../../src/mcp/roles.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
 import { ToolRegistry } from '../../src/mcp/tool-registry.js';
@@ -58,6 +59,7 @@ export async function mcpHarness(
     approverTokens?: boolean;
     protocol?: Protocol;
     traced?: boolean;
+    oauth?: ResourceServer;
   } = {},
 ) {
   const tokens = `  tokens:
@@ -98,6 +100,7 @@ ${extraYaml}`;
     rateLimitPerMinute: serverOptions.rateLimitPerMinute ?? 10_000,
     maxConcurrentCalls: serverOptions.maxConcurrentCalls ?? config.get('mcp.max-concurrent-calls'),
     authenticator: Authenticator.fromConfig(config, Roles.fromConfig(config)),
+    ...(serverOptions.oauth && { oauth: serverOptions.oauth }),
     registry,
     services,
     version: 'test',
