@@ -23,11 +23,10 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startMcpApp } from './mcp-app-process.mjs';
 import { printedSection } from './printed-section.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OPERATIONS = 500;
 const CALLS = Number(process.env.BENCH_MCP_CALLS ?? 1000);
 const CONNECTS = 30;
@@ -38,26 +37,8 @@ const MB = 1024 * 1024;
 
 const COLD_START_WINDOW_MS = 30_000;
 const startedAt = Date.now();
-const app = spawn(process.execPath, ['--expose-gc', '--import', `${ROOT}register.mjs`, 'bench/mcp-app.mjs'], {
-  cwd: ROOT,
-  env: { PATH: process.env.PATH, SVC_MCP_PORT: '0', SVC_MCP_RATE_LIMIT_PER_MINUTE: '100000', OTEL_TRACES_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' },
-  stdio: ['ignore', 'pipe', 'pipe'],
-});
-let stdout = '';
-let stderr = '';
-app.stdout.on('data', (c) => (stdout += c));
-app.stderr.on('data', (c) => (stderr += c));
-const waitFor = async (pattern, text) => {
-  for (let i = 0; i < 300; i++) {
-    const found = pattern.exec(text());
-    if (found) return found[1];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`app did not print ${pattern}: ${stderr}`);
-};
-const port = await waitFor(/LISTENING (\d+)/, () => stdout);
-const url = new URL(await waitFor(/MCP tool server listening at (\S+)/, () => stderr));
-const get = async (path) => (await fetch(`http://127.0.0.1:${port}${path}`)).json();
+const app = await startMcpApp();
+const { url, get, port } = app;
 
 const client = (protocol) =>
   protocol === '2026-07-28' ? new Client({ name: 'bench', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } }) : new Client({ name: 'bench', version: '1' });
@@ -193,7 +174,7 @@ try {
   const end = await get('/__memory');
   section.say(`after all calls: RSS ${(end.rss / MB).toFixed(1)} MB, heap ${(end.heapUsed / MB).toFixed(1)} MB`);
 } finally {
-  app.kill('SIGTERM');
+  await app.stop();
 }
 // A run with other calls or another first protocol is a variant: the section stays the default run's.
 if (process.env.BENCH_MCP_CALLS === undefined && process.env.BENCH_MCP_FIRST_PROTOCOL === undefined) await section.write();

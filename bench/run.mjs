@@ -13,6 +13,7 @@ const BENCHMARKS = [
   ['bench/export-cost.mjs'],
   ['bench/agent-step.mjs'],
   ['bench/mcp-session.mjs'],
+  ['bench/concurrent-flood.mjs'],
   ['--expose-gc', 'bench/tool-calls.mjs'],
   ['bench/status-page.mjs'],
   ['bench/baseline-steps.mjs'],

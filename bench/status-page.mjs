@@ -13,6 +13,7 @@ const WARM_UP = 20;
 const load = (path) => import(new URL(`../dist/${path}`, import.meta.url).href);
 const { ResolvedConfig } = await load('config/resolved-config.js');
 const { toolServices } = await load('mcp/start-tool-server.js');
+const { incidentResponseFromConfig } = await load('incidents/incident-response.js');
 const { ServiceMetadata } = await load('metadata/service-metadata.js');
 const { Engine } = await load('service-engine.js');
 const { mainSection, pageDocument, pageHeader } = await load('mcp/status-page/render-page.js');
@@ -22,7 +23,7 @@ const config = new ResolvedConfig([]);
 const registry = { observable: undefined, dependencies: [], consumers: [], operations: new Map(), operationOfSpan: new WeakMap(), version: 0, active: false };
 const metadata = new ServiceMetadata(config, registry);
 const engine = Engine.fromConfig(config, metadata);
-const services = toolServices(config, engine, metadata);
+const services = toolServices(config, engine, metadata, incidentResponseFromConfig(config, engine, metadata));
 const viewer = {
   caller: { agentName: 'bench', role: 'admin', permissions: new Set(['READ', 'DIAGNOSE', 'REMEDIATE', 'ADMIN']), credential: 'token:bench', tokenAgent: 'bench' },
   csrf: 'x'.repeat(43),
@@ -36,7 +37,7 @@ for (const name of names.slice(0, 3)) for (let r = 0; r < 200; r++) engine.obser
 const traffic = () => {
   for (const name of names) engine.observe(name, 5 + Math.random() * 30, Math.random() < 0.05);
 };
-const render = () => pageDocument('bench: status', html`${pageHeader(engine.serviceName, viewer)}${mainSection(services, viewer, undefined)}`, true);
+const render = () => pageDocument('bench: status', html`${pageHeader(services.analysis.serviceName, viewer)}${mainSection(services, viewer, undefined)}`, true);
 
 const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
 for (const busy of [false, true]) {

@@ -19,6 +19,7 @@ async function side(dist) {
   const load = (path) => import(new URL(path, `file://${dist}/`).href);
   const { ResolvedConfig } = await load('config/resolved-config.js');
   const { toolServices } = await load('mcp/start-tool-server.js');
+  const { incidentResponseFromConfig } = await load('incidents/incident-response.js');
   const { ServiceMetadata } = await load('metadata/service-metadata.js');
   const { Engine } = await load('service-engine.js');
   const tools = {
@@ -30,7 +31,7 @@ async function side(dist) {
   const registry = { observable: undefined, dependencies: [], consumers: [], operations: new Map(), operationOfSpan: new WeakMap(), version: 0, active: false };
   const metadata = new ServiceMetadata(config, registry);
   const engine = Engine.fromConfig(config, metadata);
-  const services = toolServices(config, engine, metadata);
+  const services = toolServices(config, engine, metadata, incidentResponseFromConfig(config, engine, metadata));
   const context = { caller: { agentName: 'bench', role: 'observer', permissions: new Set(['READ']), credential: 'token:bench', tokenAgent: 'bench' }, services };
   return { engine, tools, context };
 }

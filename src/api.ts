@@ -9,7 +9,6 @@ import type { CustomActionDefinition } from './incidents/remediation.js';
 import type { ToolDefinition } from './mcp/tool-definition.js';
 import { type CustomToolDefinition, type CustomToolHandler, customTool } from './mcp/tool-registry.js';
 import { runtime } from './runtime.js';
-import { launchToolServer } from './start.js';
 
 export { type Agent, agent, currentRun } from './agentic/agent.js';
 export { AgentMethod, type AgentMethodOptions } from './agentic/agent-method.js';
@@ -113,8 +112,8 @@ export function toolServerUrl(): string | undefined {
 export async function startToolServer(): Promise<string> {
   const state = runtime();
   if (state.toolServer) return state.toolServer.url;
-  if (!state.engine || !state.context) throw new Error('svc is not running: start it with node --import @svc/register, or start(), with svc.enabled=true');
-  return (await launchToolServer(state.context.config, state.engine, state.context.metadata)).url;
+  if (!state.launchToolServer) throw new Error('svc is not running: start it with node --import @svc/register, or start(), with svc.enabled=true');
+  return (await state.launchToolServer()).url;
 }
 
 /** Stops the MCP tool server; the service and its telemetry go on. */

@@ -168,6 +168,8 @@ export const MCP = {
 export const MCP_CALL = {
   agentName: 'svc.mcp.agent.name',
   agentRole: 'svc.mcp.agent.role',
+  /** True when a credential vouches for the agent's name (a static token or an OAuth access token), false for anonymous callers. */
+  agentVerified: 'svc.mcp.agent.verified',
   outcome: 'svc.mcp.outcome',
 } as const;
 

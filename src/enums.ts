@@ -51,6 +51,10 @@ export const CONSUMPTION_ALIASES = { sync: 'synchronous', async: 'asynchronous' 
 export const PERMISSIONS = ['READ', 'DIAGNOSE', 'REMEDIATE', 'ADMIN'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
+/** JWS algorithms an access token may be signed with (svc.mcp.oauth.algorithms): public-key ones only. */
+export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+export type AsymmetricAlgorithm = (typeof ASYMMETRIC_ALGORITHMS)[number];
+
 export const BASELINE_SOURCES = ['static', 'rolling'] as const;
 export const AGENT_TYPES = ['single', 'orchestrator', 'worker', 'evaluator', 'critic', 'router', 'react'] as const;
 

@@ -92,7 +92,10 @@ export class Engine extends AnalysisEngine {
     const staticBaselines = new CatalogBaselineProvider(metadata.operations);
     const configured = new ConfiguredFiguresOf(metadata.operations);
     const configuredOf = (operation: string) => configured.of(operation);
-    const patternMatcher = new PatternMatcher(config.get('patterns.latency-degradation-factor'), config.get('patterns.error-rate-spike-threshold'), config.get('patterns.cascade-dependency-count'), {
+    const patternMatcher = new PatternMatcher({
+      latencyDegradationFactor: config.get('patterns.latency-degradation-factor'),
+      errorRateSpikeThreshold: config.get('patterns.error-rate-spike-threshold'),
+      cascadeDependencyCount: config.get('patterns.cascade-dependency-count'),
       clock,
       configuredOf,
       learnedFirst: config.get('baselines.source') === 'rolling',

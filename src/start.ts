@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { diag, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { declaredAgentNames } from './agentic/agent-declarations.js';
+import { agentEnvironment } from './agentic/agent-environment.js';
 import { configuredAgentsNeverDeclared, configuredAgentWhere } from './agentic/configured-agents.js';
 import type { ChangeEntry, ChangeTracker } from './analysis/change-tracker.js';
 import { systemClock } from './analysis/clock.js';
@@ -20,16 +21,20 @@ import { startupChecks } from './config/startup-checks.js';
 import { INSTRUMENTATION_NAMES } from './enums.js';
 import type { FleetView } from './fleet/fleet-view.js';
 import { startFleet } from './fleet/start-fleet.js';
+import type { FrontendListener } from './frontend/frontend-listener.js';
+import type { FrontendTelemetry } from './frontend/frontend-telemetry.js';
 import { frontendTelemetry, startFrontendListener } from './frontend/start-frontend.js';
+import { type IncidentResponse, incidentResponseFromConfig } from './incidents/incident-response.js';
 import { startToolServer } from './mcp/start-tool-server.js';
 import type { ToolServer } from './mcp/tool-server.js';
+import { toolServerProblems } from './mcp/tool-server-config.js';
 import { decoratorRegistry } from './metadata/decorator-registry.js';
 import { ServiceMetadata } from './metadata/service-metadata.js';
 import { printable } from './printable.js';
 import { reportError } from './report-error.js';
 import { runtime } from './runtime.js';
 import { Engine } from './service-engine.js';
-import { analysisState, attachState, closeState, flushState, openStateFromConfig, restoreState } from './state-persistence.js';
+import { analysisState, attachState, closeState, flushState, openStateFromConfig, type PersistedParts, restoreState } from './state-persistence.js';
 import type { OpenedState } from './store/open-state.js';
 import { type DeploymentInfo, deploymentAttributes, deploymentDescription, deploymentEventBody, deploymentFromConfig, emitDeploymentInfo } from './telemetry/deployment-info.js';
 import { EventLog } from './telemetry/event-log.js';
@@ -116,23 +121,32 @@ function undeclaredAgentProblems(config: ResolvedConfig): ConfigProblem[] {
   }));
 }
 
+/** What the tool server reads and acts on, as start-up built it. */
+interface ToolServerParts {
+  readonly config: ResolvedConfig;
+  readonly engine: AnalysisEngine;
+  readonly metadata: ServiceMetadata;
+  readonly response: IncidentResponse;
+  readonly frontend: FrontendTelemetry | undefined;
+  readonly state: OpenedState | undefined;
+  readonly restored: Promise<void>;
+  readonly fleet: FleetView | undefined;
+}
+
 /**
  * Starts the tool server with what this process holds: its tool registry, its agents' activity,
- * the remediation actions registered before, and its set of own ports (not traced as the app's).
- * The composition root: src/mcp reaches the process's state only through these callbacks.
+ * and its set of own ports (not traced as the app's). src/mcp reaches the process's state only
+ * through these callbacks.
  */
-export async function launchToolServer(config: ResolvedConfig, engine: AnalysisEngine, metadata: ServiceMetadata, persisted?: OpenedState, fleet?: FleetView): Promise<ToolServer> {
+async function launchToolServer(parts: ToolServerParts): Promise<ToolServer> {
   const state = runtime();
-  const server = await startToolServer(config, engine, metadata, {
+  const server = await startToolServer(parts.config, parts.engine, parts.metadata, parts.response, {
     tools: state.tools,
-    agents: state.agents,
-    ...(state.frontend && { frontend: state.frontend }),
-    ...(persisted && { state: persisted }),
-    ...(fleet && { fleet }),
-    takePendingActions: () => state.pendingActions.splice(0),
-    onRemediation: (remediation) => {
-      state.remediation = remediation;
-    },
+    agents: agentEnvironment().activity,
+    restored: parts.restored,
+    ...(parts.frontend && { frontend: parts.frontend }),
+    ...(parts.state && { store: () => (parts.state as OpenedState).writer.status() }),
+    ...(parts.fleet && { fleet: parts.fleet }),
     onPortBound: (port) => state.ownPorts.add(port),
     onPortReleased: (port) => state.ownPorts.delete(port),
     // Exported with the app's telemetry; the span processor skips this scope (not an operation).
@@ -179,7 +193,7 @@ function startOrThrow(options: StartOptions): Svc {
   };
 
   // The checks between keys, the very ones `svc check` runs: SLOs, the tool server's credentials and bind address.
-  const checks = startupChecks(config, metadata.operations);
+  const checks = startupChecks(config, metadata.operations, toolServerProblems);
   for (const problem of checks.problems) printProblem(problem);
 
   const events = new EventLog();
@@ -196,7 +210,8 @@ function startOrThrow(options: StartOptions): Svc {
   const processors = engine ? [engine.createSpanProcessor(metadata, settleTopology), ...(frontend ? [frontend.spanProcessor] : [])] : [];
   const resource = topology.resource.merge(resourceFromAttributes(deploymentAttributes(deployment)));
   const loss = new TelemetryLoss({ report: reportTelemetryLoss, reportIntervalMs: LOSS_REPORT_INTERVAL_MS, clock: systemClock });
-  const ownPorts = runtime().ownPorts;
+  const running = runtime();
+  const ownPorts = running.ownPorts;
   const instrumentations = instrumentationSet({
     configured: config.get<string[]>('telemetry.instrumentations'),
     middlewareSpans: config.get<boolean>('telemetry.middleware-spans'),
@@ -208,20 +223,25 @@ function startOrThrow(options: StartOptions): Svc {
   const telemetry = startTelemetry({ resource, spanProcessors: processors, loss, instrumentations });
   const stopLossReports = loss.startReporting();
   const stopWatchingAttempts = watchFailedAttempts(loss.tallies);
-  runtime().active = enabled;
   decoratorRegistry().active = enabled;
-  runtime().engine = engine;
-  runtime().context = { config, metadata };
-  runtime().frontend = frontend;
+  if (enabled) agentEnvironment().config = config;
+  running.engine = engine;
   const stopHeapSampling = engine?.startHeapSampling(config.get<number>('patterns.heap-sample-interval'));
   if (engine) recordStart(engine.changes, deployment, config);
   // State that survives restarts (docs/state.md); replicas of one service name share it.
   const reportState = (line: string): void => void process.stderr.write(`svc: ${printable(line, 1200)}\n`);
   const namespace = serviceNameFromEnv(env) ?? applicationName(process.argv[1], cwd) ?? 'unknown_service:node';
   const state = engine ? openStateFromConfig(config, namespace, cwd, env, reportState) : undefined;
-  runtime().state = state?.writer;
-  // SLO budgets and minute histories, checkpointed; restored with the rest by restoreState, with the tool server or without.
-  if (engine && state) attachState(state, { analysis: analysisState(engine) });
+  // Incidents open, and remediation acts, whether or not the tool server runs.
+  const response = engine ? incidentResponseFromConfig(config, engine, metadata) : undefined;
+  if (response) {
+    for (const action of running.pendingActions.splice(0)) response.remediation.registerAction(action);
+    running.remediation = response.remediation;
+  }
+  // What the tools hold goes to the store, and the previous run's state is read back (bounded by svc.store.timeout).
+  const persisted: PersistedParts | undefined = engine && { changes: engine.changes, analysis: analysisState(engine), ...response };
+  if (state && persisted) attachState(state, persisted);
+  const restored = state && persisted ? restoreState(state, persisted, config.get<number>('store.timeout'), reportState) : Promise.resolve();
   // On Redis, replicas of one service form a fleet: the tools show it (docs/state.md, Fleet view).
   const fleet = engine && state ? startFleet(config, engine, state, reportState) : undefined;
 
@@ -247,18 +267,21 @@ function startOrThrow(options: StartOptions): Svc {
 
   if (enabled && config.get<boolean>('deployment.emit-on-startup')) emitDeploymentInfo(events, deployment);
   // A refused tool server was reported above, with why, by startupChecks.
-  if (engine && config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
-    launchToolServer(config, engine, metadata, state, fleet?.view).catch((error: unknown) => {
+  if (engine && response) {
+    const parts: ToolServerParts = { config, engine, metadata, response, frontend, state, restored, fleet: fleet?.view };
+    running.launchToolServer = () => launchToolServer(parts);
+  }
+  // A refused tool server was reported above, with why, by startupChecks.
+  if (config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
+    running.launchToolServer?.().catch((error: unknown) => {
       process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
     });
-  } else if (engine && state) {
-    attachState(state, { changes: engine.changes });
-    void restoreState(state, { changes: engine.changes }, config.get<number>('store.timeout'), reportState);
   }
 
+  let frontendListener: FrontendListener | undefined;
   if (frontend) {
-    startFrontendListener(config, frontend).then(
-      (listener) => (runtime().frontendListener = listener),
+    startFrontendListener(config, frontend, ownPorts).then(
+      (listener) => (frontendListener = listener),
       (error: unknown) => process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`),
     );
   }
@@ -273,15 +296,17 @@ function startOrThrow(options: StartOptions): Svc {
       settleTopology();
       removeHooks();
       stopHeapSampling?.();
-      await runtime().toolServer?.stop();
-      runtime().toolServer = undefined;
-      await runtime().frontendListener?.stop();
-      runtime().frontendListener = undefined;
+      await running.toolServer?.stop();
+      running.toolServer = undefined;
+      await frontendListener?.stop();
       await settledWithin(closeStateAndFleet(), shutdownTimeoutMs);
-      if (runtime().state === state?.writer) runtime().state = undefined;
-      runtime().active = false;
       decoratorRegistry().active = false;
-      runtime().engine = undefined;
+      if (agentEnvironment().config === config) agentEnvironment().config = undefined;
+      if (running.engine === engine) {
+        running.engine = undefined;
+        running.remediation = undefined;
+        running.launchToolServer = undefined;
+      }
       stopLossReports();
       await settledWithin(telemetry.shutdown(), shutdownTimeoutMs, loss.undeliverable());
       stopWatchingAttempts();

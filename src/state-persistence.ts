@@ -24,6 +24,11 @@ import type { OpenedState } from './store/open-state.js';
 import { type OpenStateOptions, openState } from './store/open-state.js';
 import { RedisStore } from './store/redis-store.js';
 
+/** The state store, and on Redis what keeps sessions, audit, incidents and remediation the same on every replica. */
+export interface PersistedState extends OpenedState {
+  readonly fleetSync?: FleetSync;
+}
+
 export interface PersistedParts {
   readonly changes?: ChangeTracker;
   readonly audit?: AuditTrail;
@@ -66,7 +71,7 @@ export function retentionFromConfig(config: ResolvedConfig): Record<string, numb
 }
 
 /** `svc.store.*` as the options of openState. */
-export function openStateFromConfig(config: ResolvedConfig, namespace: string, cwd: string, env: NodeJS.ProcessEnv, report: (line: string) => void): OpenedState {
+export function openStateFromConfig(config: ResolvedConfig, namespace: string, cwd: string, env: NodeJS.ProcessEnv, report: (line: string) => void): PersistedState {
   const options: OpenStateOptions = {
     url: config.get<string>('store.url'),
     password: config.get<string | undefined>('store.password'),
@@ -102,7 +107,7 @@ export function flushState(state: OpenedState): Promise<void> {
  * and closes the store, then leaves the fleet. In this order because at a natural end only a
  * write under way keeps the process alive.
  */
-export async function closeState(state: OpenedState): Promise<void> {
+export async function closeState(state: PersistedState): Promise<void> {
   state.checkpoints.close();
   await state.writer.close();
   await state.fleetSync?.close();
@@ -121,7 +126,7 @@ function partsByCollection(parts: PersistedParts): [string, Restorable][] {
 }
 
 /** From now on every change of these parts goes to the store; `memory:` keeps no second copy of what the parts hold. */
-export function attachState(state: OpenedState, parts: PersistedParts): void {
+export function attachState(state: PersistedState, parts: PersistedParts): void {
   if (state.writer.store.kind === 'memory') return;
   for (const [, part] of partsByCollection(parts)) part.attachStore(state.writer);
   if (parts.analysis) state.checkpoints.attach(parts.analysis);
@@ -132,7 +137,7 @@ export function attachState(state: OpenedState, parts: PersistedParts): void {
  * Loads the previous runs' records into the parts, within `timeoutMs` in all. Never rejects: a
  * store that cannot be read leaves svc on its local state, which status() then says.
  */
-export async function restoreState(state: OpenedState, parts: PersistedParts, timeoutMs: number, report: (line: string) => void): Promise<void> {
+export async function restoreState(state: PersistedState, parts: PersistedParts, timeoutMs: number, report: (line: string) => void): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);

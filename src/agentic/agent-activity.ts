@@ -11,8 +11,8 @@
  */
 import { type Clock, systemClock } from '../analysis/clock.js';
 import { TimeRing } from '../analysis/time-ring.js';
+import { whenOperationNamed } from '../telemetry/operation-of-trip.js';
 import type { Guardrail } from './guardrail-error.js';
-import { whenOperationNamed } from './operation-of-trip.js';
 
 export const WINDOW_MINUTES = 60;
 export const MAX_AGENTS = 64;

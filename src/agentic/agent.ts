@@ -26,10 +26,10 @@ import { AGENT, GEN_AI, GEN_AI_OPERATION } from '../attribute-names.js';
 import { ResolvedConfig } from '../config/resolved-config.js';
 import { decoratorRegistry } from '../metadata/decorator-registry.js';
 import { reportError } from '../report-error.js';
-import { runtime } from '../runtime.js';
 import { EventLog } from '../telemetry/event-log.js';
 import { keptName } from './agent-activity.js';
 import { agentDeclarations, declareBuilderAgent, noteSeen } from './agent-declarations.js';
+import { agentEnvironment } from './agent-environment.js';
 import { AgentRun } from './agent-run.js';
 import { type AgentDefaults, type AgentSettings, checkedDefaults, resolveAgentSettings } from './agent-settings.js';
 
@@ -76,8 +76,7 @@ export class SettingsCache {
   ) {}
 
   get(): { settings: AgentSettings; attributes: Attributes } {
-    const state = runtime();
-    const config = state.active && state.context ? state.context.config : DEFAULTS;
+    const config = agentEnvironment().config ?? DEFAULTS;
     const declarations = agentDeclarations();
     if (config !== this.config || declarations.version !== this.version) {
       this.config = config;
@@ -156,7 +155,7 @@ export function invokeAgent<Result, Input>(cache: SettingsCache, fn: (run: Agent
     const parent = context.active();
     const span = tracer.startSpan(`invoke_agent ${keptName(settings.name)}`, { kind: SpanKind.INTERNAL, attributes }, parent);
     runContext = trace.setSpan(parent, span);
-    const activity = runtime().agents;
+    const activity = agentEnvironment().activity;
     run = new AgentRun<Input>(
       {
         tracer,
@@ -173,7 +172,7 @@ export function invokeAgent<Result, Input>(cache: SettingsCache, fn: (run: Agent
   } catch (error) {
     reportError('starting an agent invocation', error);
     const tracer = unrecordedTracer();
-    const activity = runtime().agents;
+    const activity = agentEnvironment().activity;
     runContext = context.active();
     let settings: AgentSettings;
     try {

@@ -19,16 +19,17 @@ import type { Span, TimedEvent } from '@opentelemetry/sdk-trace';
 import { ANOMALY, BASELINE, SLO } from '../attribute-names.js';
 import type { Criticality } from '../enums.js';
 import { reportError } from '../report-error.js';
+import type { AnalysisReads } from './analysis-reads.js';
 import { AnomalyDetector, type AnomalyRun } from './anomaly-detector.js';
 import { type Baseline, type BaselineProvider, CompositeBaselineProvider, type ConfiguredFigures, figuresOf, StaticBaselineProvider } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
-import { ChangeTracker, recordingStateChanges } from './change-tracker.js';
-import { CircuitBreakers } from './circuit-breakers.js';
+import { type ChangeEntry, ChangeTracker, recordingStateChanges } from './change-tracker.js';
+import { type CircuitBreakerStatus, CircuitBreakers } from './circuit-breakers.js';
 import { type Clock, SpanClock, systemClock } from './clock.js';
-import { DependencyHealth } from './dependency-health.js';
+import { DependencyHealth, type DependencyStatus } from './dependency-health.js';
 import type { EmitEvent } from './emit-event.js';
-import { ErrorCategories } from './error-categories.js';
-import { type FleetFigures, HealthAggregator, type HealthSummary, OperationBaselines } from './health-aggregator.js';
+import { ErrorCategories, type ErrorCategoryCount } from './error-categories.js';
+import { type FleetFigures, HealthAggregator, type HealthSummary, OperationBaselines, type OperationHealth } from './health-aggregator.js';
 import type { LearnedNormal } from './learned-normal.js';
 import { logLatency } from './log-latency.js';
 import type { MinuteHistory } from './minute-history.js';
@@ -38,7 +39,7 @@ import { deviationOf, type OperationDeviation } from './operation-deviation.js';
 import { type ColdStart, DEFAULT_PATTERN_THRESHOLDS, type IncidentPattern, type OperationWindow, PATTERN_DESCRIPTIONS, PatternMatcher } from './pattern-matcher.js';
 import { RollingBaselineProvider } from './rolling-baseline-provider.js';
 import type { RollingWindow } from './rolling-window.js';
-import { type SloAlert, SloTracker } from './slo-tracker.js';
+import { type SloAlert, type SloStatus, SloTracker } from './slo-tracker.js';
 
 export interface EngineOptions {
   readonly clock?: Clock;
@@ -147,7 +148,7 @@ export interface Detection {
   readonly timestamp: number;
 }
 
-export class Engine {
+export class Engine implements AnalysisReads {
   /** The engine's clock; its components share one read of it per span. */
   readonly clock: SpanClock;
   readonly rollingBaselines: RollingBaselineProvider;
@@ -211,7 +212,7 @@ export class Engine {
       this.patternMatcher.judgeAgainst(this.normals);
     } else {
       this.normals = options.normals ?? normalsFor({ longestHorizonMs: DEFAULT_PATTERN_THRESHOLDS.windowMs, learnFromMs: processStartMs + DEFAULT_PATTERN_THRESHOLDS.warmUpMs });
-      this.patternMatcher = new PatternMatcher(undefined, undefined, undefined, {
+      this.patternMatcher = new PatternMatcher({
         clock: this.clock,
         configuredOf: this.configuredOf,
         learnedFirst: this.baselineSource === 'rolling',
@@ -363,6 +364,62 @@ export class Engine {
   /** With `fleet`, operations and SLOs are the fleet's (src/fleet). */
   healthSummary(fleet?: FleetFigures): HealthSummary {
     return this.health.getHealthSummary(this.serviceNameOf(), fleet);
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  get recentMinutes(): number {
+    return this.health.recentMinutes;
+  }
+
+  get dependencyWindowMs(): number {
+    return this.dependencyHealth.windowMs;
+  }
+
+  get minNormalSamples(): number {
+    return this.normals.rules.minSamples;
+  }
+
+  operationHealth(operation: string, fleet?: FleetFigures): OperationHealth | undefined {
+    return this.health.getOperationHealth(operation, fleet);
+  }
+
+  operationNames(): readonly string[] {
+    return this.health.operations();
+  }
+
+  historyFor(operation: string): MinuteHistory | undefined {
+    return this.health.historyFor(operation);
+  }
+
+  sloStatuses(): SloStatus[] {
+    return this.sloTracker.statuses();
+  }
+
+  hasSlo(operation: string): boolean {
+    return this.sloTracker.hasSlo(operation);
+  }
+
+  sloBudgetCurve(name: string, points: number): { start: number; budgetRemaining: number }[] {
+    return this.sloTracker.budgetCurve(name, points);
+  }
+
+  circuitBreakerStatuses(): CircuitBreakerStatus[] {
+    return this.circuitBreakers.statuses();
+  }
+
+  dependencyStatuses(): DependencyStatus[] {
+    return this.dependencyHealth.statuses();
+  }
+
+  errorCategoriesOf(operation: string): ErrorCategoryCount[] {
+    return this.errorCategories.of(operation);
+  }
+
+  lastDeployment(): ChangeEntry | undefined {
+    return this.changes.lastDeployment();
   }
 
   /**

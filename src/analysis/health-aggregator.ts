@@ -50,6 +50,7 @@ export type ServiceStatus = 'HEALTHY' | 'DEGRADED' | 'CRITICAL';
 export class OperationHealth {
   readonly operation: string;
   readonly requestCount: number;
+  readonly errorCount: number;
   readonly errorRate: number;
   readonly p50: number;
   readonly p99: number;
@@ -70,6 +71,7 @@ export class OperationHealth {
   constructor(operation: string, recent: MinuteSummary, baselines: OperationBaselines, reasons: readonly string[], recentMinutes: number) {
     this.operation = operation;
     this.requestCount = recent.count;
+    this.errorCount = recent.errors;
     this.errorRate = recent.errorRate;
     this.p50 = recent.p50;
     this.p99 = recent.p99;
@@ -147,6 +149,8 @@ export interface FleetFigures {
   readonly operations: readonly string[];
   recentOf(operation: string): MinuteSummary | undefined;
   readonly slos: readonly SloStatus[];
+  /** One sentence per replica that stands out from the others: each makes the service DEGRADED at least. */
+  readonly outlierReasons: readonly string[];
 }
 
 export interface HealthAggregatorOptions {
@@ -322,6 +326,7 @@ export class HealthAggregator {
     for (const breaker of this.options.circuitBreakers?.statuses() ?? []) {
       if (breaker.state !== 'closed') degraded.push(`circuit breaker ${breaker.name} ${breaker.state}`);
     }
+    if (fleet) degraded.push(...fleet.outlierReasons);
     const status: ServiceStatus = critical.length ? 'CRITICAL' : degraded.length ? 'DEGRADED' : 'HEALTHY';
     return { service: serviceName, status, timestamp: new Date(now).toISOString(), operations, dependencies, slos, reasons: [...critical, ...degraded] };
   }

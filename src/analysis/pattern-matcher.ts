@@ -100,6 +100,12 @@ export function horizonsUpTo(windowMs: number): number[] {
 }
 
 export interface PatternMatcherOptions {
+  /** p99 above this many times its reference is latency degradation (1.5). */
+  readonly latencyDegradationFactor?: number;
+  /** An error rate this far above its reference is an error rate spike (0.1, ten points). */
+  readonly errorRateSpikeThreshold?: number;
+  /** Dependencies failing together for a cascade failure (2). */
+  readonly cascadeDependencyCount?: number;
   readonly clock?: Clock;
   readonly thresholds?: Partial<PatternThresholds>;
   /** The operation's configured figures: each is the reference of its verdict where set. */
@@ -140,12 +146,19 @@ export class PatternMatcher {
   /** The learned normals verdicts are judged against (see `judgeAgainst`). */
   normals: NormalMemory | undefined;
 
-  constructor(
-    readonly latencyDegradationFactor = 1.5,
-    readonly errorRateSpikeThreshold = 0.1,
-    readonly cascadeDependencyCount = 2,
-    private readonly options: PatternMatcherOptions = {},
-  ) {
+  readonly latencyDegradationFactor: number;
+  readonly errorRateSpikeThreshold: number;
+  readonly cascadeDependencyCount: number;
+  private readonly options: PatternMatcherOptions;
+
+  /** With options; or, as the spec lists it, with the three numbers first (then the other options). */
+  constructor(options?: PatternMatcherOptions);
+  constructor(latencyDegradationFactor?: number, errorRateSpikeThreshold?: number, cascadeDependencyCount?: number, options?: PatternMatcherOptions);
+  constructor(first?: number | PatternMatcherOptions, spikeThreshold?: number, cascadeCount?: number, rest: PatternMatcherOptions = {}) {
+    const options = (this.options = typeof first === 'object' ? first : { ...rest, latencyDegradationFactor: first, errorRateSpikeThreshold: spikeThreshold, cascadeDependencyCount: cascadeCount });
+    const latencyDegradationFactor = (this.latencyDegradationFactor = options.latencyDegradationFactor ?? 1.5);
+    this.errorRateSpikeThreshold = options.errorRateSpikeThreshold ?? 0.1;
+    this.cascadeDependencyCount = options.cascadeDependencyCount ?? 2;
     const t = (this.thresholds = { ...DEFAULT_PATTERN_THRESHOLDS, ...options.thresholds });
     this.clock = options.clock ?? systemClock;
     const processStartMs = (this.processStartMs = options.processStartMs ?? this.clock.now());
@@ -155,13 +168,13 @@ export class PatternMatcher {
       degradationFactor: latencyDegradationFactor,
       slowFactor: t.memoryLeakLatencyFactor,
       minLatencyDeviationMs: t.minLatencyDeviationMs,
-      errorRateExcess: errorRateSpikeThreshold,
+      errorRateExcess: this.errorRateSpikeThreshold,
       errorRateFloor: t.errorRateFloor,
       outageErrorRate: t.outageErrorRate,
       minSurprise: t.minSurprise,
     };
     this.operations = new BoundedMap(options.maxOperations ?? 1000, () => new OperationWindow(rules));
-    this.cascade = new CascadeFailureDetector({ dependencyCount: cascadeDependencyCount, windowMs: t.cascadeWindowMs, maxDependencies: options.maxDependencies ?? 200 });
+    this.cascade = new CascadeFailureDetector({ dependencyCount: this.cascadeDependencyCount, windowMs: t.cascadeWindowMs, maxDependencies: options.maxDependencies ?? 200 });
     this.memoryLeak = new MemoryLeakDetector({
       slotMs: t.memorySlotMs,
       slots: MEMORY_SLOTS,

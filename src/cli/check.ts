@@ -20,6 +20,9 @@ import type { ResolvedConfig } from '../config/resolved-config.js';
 import { isSecretPath, type KeySpec } from '../config/schema.js';
 import { startupChecks } from '../config/startup-checks.js';
 import { agentStateCeiling, ceilingLimitsFromConfig } from '../mcp/agent-state-ceiling.js';
+import { configuredTokens } from '../mcp/authenticator.js';
+import { authenticationMode } from '../mcp/oauth/oauth-options.js';
+import { toolServerProblems } from '../mcp/tool-server-config.js';
 import { formatBytes } from '../memory-size.js';
 import { OperationCatalog } from '../metadata/operation-catalog.js';
 import { printable, printableValue } from '../printable.js';
@@ -88,7 +91,7 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
     { observable: undefined, dependencies: [], consumers: [], operations: new Map(), operationOfSpan: new WeakMap(), version: 0, active: false },
     (problem) => problems.push(problem),
   );
-  const checks = startupChecks(config, catalog);
+  const checks = startupChecks(config, catalog, toolServerProblems);
   problems.push(...checks.problems, ...agentsNotInSource(config, cwd));
   for (const problem of problems) out(formatProblem(problem));
   if (checks.skipped) out(`note: ${checks.skipped}`);
@@ -108,7 +111,10 @@ export function check(args: readonly string[], env: NodeJS.ProcessEnv, cwd: stri
 
   // With svc off there is no tool server, so agents can make svc hold nothing.
   // Agents reach svc only through the tool server: with svc or the tool server off they hold nothing.
-  if (config.get<boolean>('enabled') && config.get<boolean>('mcp.enabled')) for (const line of agentMemoryLines(config, all)) out(line);
+  if (config.get<boolean>('enabled') && config.get<boolean>('mcp.enabled')) {
+    out(authenticationMode(config, configuredTokens(config).length));
+    for (const line of agentMemoryLines(config, all)) out(line);
+  }
 
   const errors = problems.filter((p) => p.level === 'error').length;
   const warnings = problems.length - errors;

@@ -31,6 +31,9 @@ const EXAMPLE_VALUES: Record<string, unknown> = {
   'agentic.agents.*.type': 'single',
   'mcp.tokens.*.sha256': 'c5a2bd3b0e2dfe6a5d15e10f2c4f3b1ad7b0a7e6f3d9b1c2e8f4a6d0b3c5e7f9',
   'mcp.tokens.*.role': 'operator',
+  'mcp.oauth.issuer': 'https://login.example.com/realms/ops',
+  'mcp.oauth.resource': 'https://orders.internal:7070/mcp',
+  'mcp.oauth.introspection.client-secret': 'change-me',
 };
 
 function yamlValue(value: unknown): string {

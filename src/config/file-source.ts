@@ -4,9 +4,10 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import type { Node } from 'yaml';
 import { formatKey, SchemaCursor, type Segment, UnknownKeyError } from './config-key.js';
 import type { ConfigProblem, RawEntry } from './config-source.js';
+import { yaml } from './yaml.js';
 import { describeYamlError } from './yaml-error.js';
 
 /**
@@ -78,6 +79,7 @@ function readBounded(path: string): string {
 export function parseConfigText(text: string, shown: string): FileRead {
   const entries: RawEntry[] = [];
   const problems: ConfigProblem[] = [];
+  const { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   // prettyErrors formats every error with its line, quadratic on a long broken line (an OOM abort at 1 MB of "{").
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });

@@ -4,7 +4,7 @@ import type { ConfigProblem, RawEntry } from './config-source.js';
 
 const PREFIX = '-Dsvc.';
 /** Tokens that may carry a secret after the key: never echoed when malformed. */
-const SECRET_PREFIXES = ['-Dsvc.mcp.tokens.', '-Dsvc.store.password', '-Dsvc.store.url'];
+const SECRET_PREFIXES = ['-Dsvc.mcp.tokens.', '-Dsvc.store.password', '-Dsvc.store.url', '-Dsvc.mcp.oauth.introspection.client-secret'];
 
 export interface PropertiesRead {
   readonly entries: RawEntry[];

@@ -6,7 +6,20 @@
  * Paths are relative to the `svc.` prefix. `*` stands for a name chosen by the user (an
  * operation, profile, SLO, role, agent or token name); `[]` for an item of a list.
  */
-import { AGENT_TYPES, BASELINE_SOURCES, CONSUMPTION_ALIASES, CONSUMPTION_PATTERNS, CRITICALITIES, DEPENDENCY_TYPES, ESCALATION_LEVELS, INSTRUMENTATION_NAMES, PERMISSIONS, TIERS } from '../enums.js';
+import {
+  AGENT_TYPES,
+  ASYMMETRIC_ALGORITHMS,
+  BASELINE_SOURCES,
+  CONSUMPTION_ALIASES,
+  CONSUMPTION_PATTERNS,
+  CRITICALITIES,
+  DEPENDENCY_TYPES,
+  ESCALATION_LEVELS,
+  INSTRUMENTATION_NAMES,
+  PERMISSIONS,
+  TIERS,
+} from '../enums.js';
+import { oauthUrlType } from './oauth-url-type.js';
 import {
   booleanType,
   durationType,
@@ -267,6 +280,12 @@ export const SCHEMA: readonly KeySpec[] = [
     default: 10,
     doc: "MCP sessions kept per credential (anonymous callers share one pool), a new one closing that credential's least recently used; and 2026-07-28 subscriptions/listen streams open per credential, the next refused until one closes",
   },
+  {
+    path: 'mcp.max-concurrent-calls',
+    type: integerType(1, 1000),
+    default: 8,
+    doc: 'Requests one caller (a credential; anonymous callers per address) may have in flight; up to 4x as many more wait at most 2 s for their turn, the rest get 429 with Retry-After',
+  },
   { path: 'mcp.verification-delay', type: durationType('60m'), default: '30s', doc: 'How long after a remediation verify_remediation_effect waits before judging it' },
   { path: 'mcp.max-body-bytes', type: integerType(1024, 16_777_216), default: 1048576, doc: 'Largest accepted request body; larger ones get 413' },
   {
@@ -278,6 +297,39 @@ export const SCHEMA: readonly KeySpec[] = [
   { path: 'mcp.rate-limit-per-minute', type: integerType(1, 100_000), default: 300, doc: 'Requests per caller per minute; more get 429 with Retry-After' },
   { path: 'mcp.tokens.*.sha256', type: sha256Type, required: true, doc: "SHA-256 of the agent's bearer token" },
   { path: 'mcp.tokens.*.role', type: stringType, required: true, doc: 'Role the token grants' },
+  {
+    path: 'mcp.oauth.issuer',
+    type: oauthUrlType,
+    doc: 'OAuth 2.1 authorization server (https) whose access tokens the tool server accepts beside svc.mcp.tokens (its metadata by RFC 8414 or OpenID Connect discovery)',
+  },
+  { path: 'mcp.oauth.resource', type: oauthUrlType, doc: "This tool server's canonical https URL as agents reach it (https://orders.internal:7070/mcp): the audience tokens must name" },
+  {
+    path: 'mcp.oauth.algorithms',
+    type: enumListType(ASYMMETRIC_ALGORITHMS),
+    default: [...ASYMMETRIC_ALGORITHMS],
+    doc: 'JWS algorithms accepted on access tokens; asymmetric only (never none, never a shared secret)',
+  },
+  { path: 'mcp.oauth.clock-skew', type: durationType('5m'), default: '60s', doc: 'Tolerance on exp, nbf and iat of access tokens' },
+  {
+    path: 'mcp.oauth.token-types',
+    type: stringListType(8),
+    default: ['at+jwt'],
+    doc: 'Accepted typ headers of JWT access tokens (RFC 9068 at+jwt; add JWT for Keycloak, Entra ID); compared without case and without application/',
+  },
+  {
+    path: 'mcp.oauth.roles-claim',
+    type: textType(256),
+    default: '',
+    doc: 'Claim (a dotted path such as realm_access.roles) whose values name svc roles; empty: permissions come from the scopes svc:read, svc:diagnose, svc:remediate, svc:admin',
+  },
+  {
+    path: 'mcp.oauth.agent-claim',
+    type: enumType(['client_id', 'azp', 'appid', 'sub'] as const),
+    default: 'client_id',
+    doc: 'Claim naming the agent in sessions, the audit trail, approvals and spans: client_id (RFC 9068), azp (Keycloak, Entra ID v2), appid (Entra ID v1) or sub',
+  },
+  { path: 'mcp.oauth.introspection.client-id', type: textType(256), default: '', doc: "svc's client id at the issuer, to check opaque tokens by introspection (RFC 7662); empty: JWTs only" },
+  { path: 'mcp.oauth.introspection.client-secret', type: textType(1024), doc: "svc's client secret for introspection (SVC_MCP_OAUTH_INTROSPECTION_CLIENT_SECRET); never printed" },
 
   {
     path: 'store.url',
@@ -383,9 +435,9 @@ export function keySpec(path: string): KeySpec {
   return spec;
 }
 
-/** Anything under `mcp.tokens`, and the store's password, is never printed, whatever its source (a raw token may be pasted there). */
+/** Anything under `mcp.tokens`, the store's password and the introspection secret are never printed, whatever its source (a raw token may be pasted there). */
 export function isSecretPath(path: string): boolean {
-  return path.startsWith('mcp.tokens.') || path === 'store.password';
+  return path.startsWith('mcp.tokens.') || path === 'store.password' || path === 'mcp.oauth.introspection.client-secret';
 }
 
 /** Keys that have one value (no `*` or `[]`): these get an `SVC_*` environment variable. */

@@ -1,12 +1,11 @@
 /**
  * The checks start-up runs once every key has its value, beyond each key's own type: the SLOs
- * (slo-config.ts) and the tool server's credentials and bind address
- * (src/mcp/tool-server-config.ts). `start()` and `svc check` both call `startupChecks`, so the
+ * (slo-config.ts) and the tool server's (its credentials and bind address, given by the caller:
+ * src/mcp/tool-server-config.ts). `start()` and `svc check` both call `startupChecks`, so the
  * check reports exactly what start-up would refuse or warn about. Like start-up, it skips the
  * SLOs when svc is off and the tool server checks when the tool server is off.
  */
 import type { SloDefinition } from '../analysis/slo-tracker.js';
-import { toolServerProblems } from '../mcp/tool-server-config.js';
 import type { ConfigProblem } from './config-source.js';
 import type { ResolvedConfig } from './resolved-config.js';
 import { type OperationLookup, sloConfiguration } from './slo-config.js';
@@ -21,7 +20,7 @@ export interface StartupChecks {
   readonly skipped: string | undefined;
 }
 
-export function startupChecks(config: ResolvedConfig, operations: OperationLookup): StartupChecks {
+export function startupChecks(config: ResolvedConfig, operations: OperationLookup, toolServerProblems: (config: ResolvedConfig) => ConfigProblem[]): StartupChecks {
   if (!config.get<boolean>('enabled')) return { problems: [], slos: [], toolServerRefused: true, skipped: 'svc.enabled is false: the SLO and tool server checks are skipped, as start-up skips them' };
   const slo = sloConfiguration(config, operations);
   // Resolving each configured operation now reports, through the catalog's own report, what its

@@ -5,9 +5,9 @@
  * durations have a range, strings a length, lists an item count (docs/configuration.md says why
  * each key's bound is what it is).
  */
-import { parse as parseYaml } from 'yaml';
 import { printableValue } from '../printable.js';
 import { parseStoreUrl, redactedStoreUrl } from '../store/store-url.js';
+import { yaml } from './yaml.js';
 
 export class ValueError extends Error {
   /** What is wrong, without the value: `is not an integer`, for messages that must not echo it. */
@@ -57,7 +57,7 @@ export function yamlString(text: string): string {
   if (text === '' || YAML_SPECIAL.test(text) || text.includes('\n')) return JSON.stringify(text);
   try {
     // A number, a boolean, null, ~ read as something else than the string.
-    return parseYaml(text) === text ? text : JSON.stringify(text);
+    return yaml().parse(text) === text ? text : JSON.stringify(text);
   } catch {
     return JSON.stringify(text);
   }

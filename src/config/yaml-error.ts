@@ -6,8 +6,9 @@
  * Nothing under `svc.mcp.tokens` is ever printed: a line that mentions `tokens` or `sha256`, or
  * sits (by indentation) under a `tokens:` key, is not shown, nor is any fix quoting its text.
  */
-import { type LineCounter, Parser, type YAMLError } from 'yaml';
+import type { LineCounter, YAMLError } from 'yaml';
 import { escapeUnprintable } from '../printable.js';
+import { yaml } from './yaml.js';
 
 export interface YamlErrorReport {
   readonly line: number;
@@ -69,7 +70,7 @@ function unclosedOpeners(text: string): Unclosed[] {
     for (const value of Object.values(node)) if (typeof value === 'object') visit(value, depth + 1);
   };
   try {
-    for (const token of new Parser().parse(text)) visit(token, 0);
+    for (const token of new (yaml().Parser)().parse(text)) visit(token, 0);
   } catch {
     // The token tree is a help for the report only.
   }

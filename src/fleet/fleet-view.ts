@@ -15,8 +15,9 @@ import type { FleetFigures } from '../analysis/health-aggregator.js';
 import { HISTOGRAM_BUCKETS, histogramPercentiles } from '../analysis/latency-histogram.js';
 import type { MinuteSummary } from '../analysis/minute-history.js';
 import { type SloCounts, type SloDefinition, type SloStatus, sloStatusFromCounts } from '../analysis/slo-tracker.js';
+import { printable } from '../printable.js';
 import { FleetHistory, type OperationHistory } from './fleet-history.js';
-import { findOutliers, type Outlier } from './outliers.js';
+import { findOutliers, type Outlier, outlierText } from './outliers.js';
 import { addHistogram, type OperationCounts, Pieces, type ReplicaStatus, type ReplicaSummary } from './replica-summary.js';
 
 export interface ReplicaInfo {
@@ -41,7 +42,11 @@ export class FleetSnapshot implements FleetFigures {
     readonly outliers: readonly Outlier[],
     /** Operations beyond `maxOperations` (replica by replica, in order of last publish), not merged. */
     readonly operationsLeftOut: number,
-  ) {}
+  ) {
+    this.outlierReasons = outliers.map((o) => `replica ${printable(o.replica, MAX_REPLICA_CHARS)} is an outlier: ${outlierText(o).slice('OUTLIER: '.length)}`);
+  }
+
+  readonly outlierReasons: readonly string[];
 
   /**
    * Merges `summaries` in pieces of about PIECE_MS (src/fleet/replica-summary.ts), between which the
@@ -87,6 +92,9 @@ export class FleetSnapshot implements FleetFigures {
     return this.recent.get(operation);
   }
 }
+
+/** A replica id in a sentence of the service's health. */
+const MAX_REPLICA_CHARS = 100;
 
 const STATUS_RANK: Record<ReplicaStatus, number> = { CRITICAL: 0, DEGRADED: 1, HEALTHY: 2 };
 

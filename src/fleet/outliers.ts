@@ -43,6 +43,13 @@ export interface Outlier {
 const ms = (v: number): string => `${v < 10 ? v.toFixed(1) : Math.round(v)}ms`;
 const pct = (v: number): string => `${(v * 100).toFixed(1)}%`;
 
+/** `OUTLIER: POST /orders error rate 45.0% vs 0.5% on the other replicas (120 vs 230 requests)`, with how many more operations; `shown` lays names out. */
+export function outlierText(outlier: Outlier, shown: (name: string) => string = (name) => name): string {
+  const reasons = outlier.reasons.map((r) => outlierReasonText({ ...r, operation: shown(r.operation) }));
+  const more = outlier.operations - new Set(outlier.reasons.map((r) => r.operation)).size;
+  return `OUTLIER: ${reasons.join('; ')}${more > 0 ? `; and ${more} more operation${more === 1 ? '' : 's'}` : ''}`;
+}
+
 /** `POST /orders error rate 45.0% vs 0.5% on the other replicas (120 vs 230 requests)`. */
 export function outlierReasonText(r: OutlierReason): string {
   const figures = r.kind === 'errors' ? `error rate ${pct(r.value)} vs ${pct(r.rest)}` : `p99 ${ms(r.value)} vs ${ms(r.rest)}`;

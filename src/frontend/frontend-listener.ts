@@ -14,7 +14,6 @@ import { gunzip } from 'node:zlib';
 import { startBoundedHttpServer } from '../bounded-http-server.js';
 import { printable } from '../printable.js';
 import { RateLimiter } from '../rate-limiter.js';
-import { runtime } from '../runtime.js';
 import type { FrontendTelemetry } from './frontend-telemetry.js';
 import { type DecodedSpan, decodeJsonTraces, decodeProtobufTraces, OtlpDecodeError, TooManySpansError } from './otlp-traces.js';
 
@@ -29,6 +28,8 @@ export interface FrontendListenerOptions {
   /** Requests per minute per origin (per client address when there is no Origin header). */
   readonly rateLimitPerMinute: number;
   readonly telemetry: FrontendTelemetry;
+  /** The ports svc serves, which the app's instrumentation does not trace: the listener's is added while it listens. */
+  readonly ownPorts: Set<number>;
   readonly now?: () => number;
   /** For tests: how long a connection may take to send a request's headers, and a whole request. */
   readonly headersTimeoutMs?: number;
@@ -111,7 +112,7 @@ export class FrontendListener {
     );
     this.http = server;
     this.boundPort = port;
-    runtime().ownPorts.add(this.boundPort);
+    this.options.ownPorts.add(this.boundPort);
     this.options.telemetry.listeningAt = this.url;
     return this.url;
   }
@@ -119,7 +120,7 @@ export class FrontendListener {
   async stop(): Promise<void> {
     const http = this.http;
     this.http = undefined;
-    runtime().ownPorts.delete(this.boundPort);
+    this.options.ownPorts.delete(this.boundPort);
     if (!http) return;
     http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));

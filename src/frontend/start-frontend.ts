@@ -17,7 +17,7 @@ export function frontendTelemetry(config: ResolvedConfig, clock: Clock): Fronten
   });
 }
 
-export async function startFrontendListener(config: ResolvedConfig, telemetry: FrontendTelemetry, now?: () => number): Promise<FrontendListener> {
+export async function startFrontendListener(config: ResolvedConfig, telemetry: FrontendTelemetry, ownPorts: Set<number>, now?: () => number): Promise<FrontendListener> {
   const listener = new FrontendListener({
     host: config.get('frontend.host'),
     port: config.get('frontend.port'),
@@ -26,6 +26,7 @@ export async function startFrontendListener(config: ResolvedConfig, telemetry: F
     maxSpansPerRequest: config.get('frontend.max-spans-per-request'),
     rateLimitPerMinute: config.get('frontend.rate-limit-per-minute'),
     telemetry,
+    ownPorts,
     now,
   });
   const url = await listener.start();

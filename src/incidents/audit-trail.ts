@@ -66,10 +66,15 @@ export class AuditTrail {
   /** This replica's instance id, recorded in each entry while it is part of a fleet. */
   replica: string | undefined;
 
+  /** Entries kept; the oldest goes first. */
+  readonly capacity: number;
+
   constructor(
     private readonly clock: Clock,
-    readonly capacity = 500,
-  ) {}
+    options: { readonly maxEntries?: number } = {},
+  ) {
+    this.capacity = options.maxEntries ?? 500;
+  }
 
   record(entry: Omit<AuditEntry, 'timestamp'>): AuditEntry {
     const full = Object.freeze({ ...entry, detail: printable(entry.detail, MAX_DETAIL_LENGTH), timestamp: this.clock.now(), ...(this.replica !== undefined && { replica: this.replica }) });

@@ -71,10 +71,15 @@ export class Verifier {
   /** Pending verifications dropped to keep MAX_PENDING. */
   evicted = 0;
 
+  /** How long after an action its effect is judged. */
+  readonly delayMs: number;
+
   constructor(
     private readonly engine: Engine,
-    readonly delayMs = 30_000,
-  ) {}
+    options: { readonly delayMs?: number } = {},
+  ) {
+    this.delayMs = options.delayMs ?? 30_000;
+  }
 
   /** The operations a service-wide action acts on: those failing now, else those with traffic. */
   private serviceScope(): string[] {

@@ -28,6 +28,16 @@ interface TokenEntry {
 /** A credential refused (401), or a declared name or role refused (403 for headers, an `isError` result for `_meta`). */
 export class AuthenticationError extends AgentError {}
 
+/** A well-formed bearer token that no svc.mcp.tokens entry holds: it may still be an OAuth access token. */
+export class UnknownTokenError extends AuthenticationError {}
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerTokenOf(authorization: string): string {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  if (!match) throw new AuthenticationError('the Authorization header must be "Bearer <token>"');
+  return match[1]!;
+}
+
 /** A credential setting the tool server cannot run with: the key (with `svc.`) and what is wrong. */
 export interface CredentialProblem {
   readonly key: string;
@@ -109,12 +119,10 @@ export class Authenticator {
     if (authorization === undefined || authorization === '') {
       return { agentName: 'anonymous', role: this.anonymousRole, permissions: this.roles.permissionsOf(this.anonymousRole)!, credential: ANONYMOUS_CREDENTIAL, tokenAgent: undefined };
     }
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-    if (!match) throw new AuthenticationError('the Authorization header must be "Bearer <token>"');
-    const presented = createHash('sha256').update(match[1]!, 'utf8').digest();
+    const presented = createHash('sha256').update(bearerTokenOf(authorization), 'utf8').digest();
     let found: TokenEntry | undefined;
     for (const entry of this.tokens) if (entry.digest.length === presented.length && timingSafeEqual(entry.digest, presented)) found = entry;
-    if (!found) throw new AuthenticationError('unknown bearer token');
+    if (!found) throw new UnknownTokenError('unknown bearer token');
     return { agentName: found.agentName, role: found.role, permissions: this.roles.permissionsOf(found.role)!, credential: `token:${found.agentName}`, tokenAgent: found.agentName };
   }
 
@@ -133,7 +141,9 @@ export class Authenticator {
     }
     if (declared.role && declared.role !== role) {
       checkDeclared('role', declared.role, INPUT_LIMITS.role);
-      if (!this.roles.isWithin(declared.role, identity.role)) {
+      const lower = this.roles.permissionsOf(declared.role);
+      // Against the credential's permissions: an OAuth caller's role may be its scopes, no configured role.
+      if (!lower || ![...lower].every((p) => identity.permissions.has(p))) {
         const why = this.roles.permissionsOf(declared.role)
           ? `is not within the caller's role "${identity.role}"; a declared role can only lower permissions`
           : `is not a known role; known roles: ${this.roles.names().join(', ')}`;

@@ -32,11 +32,4 @@ export class Roles {
   names(): string[] {
     return [...this.roles.keys()];
   }
-
-  /** True when every permission of `lower` is also one of `higher`'s. */
-  isWithin(lower: string, higher: string): boolean {
-    const low = this.roles.get(lower);
-    const high = this.roles.get(higher);
-    return !!low && !!high && [...low].every((p) => high.has(p));
-  }
 }

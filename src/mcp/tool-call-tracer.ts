@@ -75,7 +75,12 @@ export class ToolCallTracer {
     const span = this.tracer.startSpan(request.known ? `tools/call ${request.tool}` : 'tools/call', { kind: SpanKind.SERVER, attributes: requestAttributes(request) }, parent);
     let outcome = 'success';
     const record: ToolCallRecord = {
-      caller: (caller) => span.setAttributes({ [MCP_CALL.agentName]: printable(caller.agentName, MAX_SPAN_TEXT), [MCP_CALL.agentRole]: printable(caller.role, 64) }),
+      caller: (caller) =>
+        span.setAttributes({
+          [MCP_CALL.agentName]: printable(caller.agentName, MAX_SPAN_TEXT),
+          [MCP_CALL.agentRole]: printable(caller.role, 64),
+          [MCP_CALL.agentVerified]: caller.tokenAgent !== undefined,
+        }),
       failed: (error) => {
         outcome = 'internal_error';
         span.recordException(error instanceof Error ? error : String(error));

@@ -84,7 +84,7 @@ export function operationName<R extends boolean = true>(options: OperationNameOp
     description: 'Operation name as shown by get_service_health, e.g. "GET /orders/{id}"',
     maxLength: INPUT_LIMITS.operationName,
     required: options.required ?? true,
-    whenMissing: ({ services }) => `known operations: ${listSome(services.engine.health.operations().map(shortName))}`,
+    whenMissing: ({ services }) => `known operations: ${listSome(services.analysis.operationNames().map(shortName))}`,
     parse: (value, { services }) => {
       const given = value?.trim();
       if (!given) return undefined as Value<R, string>;
@@ -94,9 +94,9 @@ export function operationName<R extends boolean = true>(options: OperationNameOp
 }
 
 /** `given` in the canonical spelling, when some operation has that name; else a ToolError with the closest known name. */
-export function requireKnownOperation(services: Pick<ToolServices, 'engine' | 'metadata' | 'fleet'>, given: string): string {
+export function requireKnownOperation(services: Pick<ToolServices, 'analysis' | 'metadata' | 'fleet'>, given: string): string {
   const name = canonicalOperationName(given);
-  const known = new Set([...services.engine.health.operations(), ...services.metadata.operations.names(), ...(services.fleet?.current()?.operations ?? [])]);
+  const known = new Set([...services.analysis.operationNames(), ...services.metadata.operations.names(), ...(services.fleet?.current()?.operations ?? [])]);
   if (known.has(name)) return name;
   const suggestion = didYouMean(name, known);
   const some = [...known].slice(0, 10).map(shortName);

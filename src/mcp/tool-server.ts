@@ -9,13 +9,16 @@
  * The SDK's own classification (`isLegacyRequest`) decides which one serves a request. Every
  * protocol detail lives in src/mcp/.
  *
- * Per request, in order, in both protocols: path `/mcp` (404), Host and Origin against DNS
- * rebinding (403; every other path, after these, is the status page's when it is on:
- * src/mcp/status-page), the failed-authentication limit (429), the bearer token (401), the caller's
+ * Per request, in order, in both protocols: path `/mcp` or, with OAuth, the Protected Resource
+ * Metadata's (404; with the status page on, every other path is the page's, src/mcp/status-page,
+ * after the Host and Origin checks), Host and Origin against DNS rebinding (403), the
+ * failed-authentication limit (429), the bearer token (401; an OAuth access token also 503 while
+ * the issuer's keys are not had, src/mcp/oauth/resource-server.ts), the caller's
  * rate limit (429 with Retry-After), a declared name or role that may only lower the
  * credential's (403), the MCP session of 2025 clients, which belongs to the credential that
  * opened it (another credential gets 404), the body limit (413, chunked or not), batches (400),
- * nesting beyond MAX_NESTING (400), an initialize or subscriptions/listen over
+ * nesting beyond MAX_NESTING (400), an OAuth caller's tools/call its scopes do not allow (403
+ * `insufficient_scope`), an initialize or subscriptions/listen over
  * MAX_KEPT_REQUEST_BYTES (413: kept as long as its session or stream), malformed params
  * (-32602) and a credential's subscriptions/listen streams beyond its session cap (429). Per
  * tool call: unknown tool -> JSON-RPC -32602; insufficient permission, missing or invalid
@@ -34,10 +37,14 @@ import { printable } from '../printable.js';
 import { RateLimiter } from '../rate-limiter.js';
 import { reportError } from '../report-error.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
-import { AuthenticationError, type Authenticator } from './authenticator.js';
+import { AuthenticationError, type Authenticator, bearerTokenOf, UnknownTokenError } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';
+import { CallsInFlight, type Release } from './calls-in-flight.js';
 import { appResources, appToolMeta, MCP_APP_EXTENSION, readAppResource } from './mcp-app.js';
 import { loadMcpSdk, type McpSdk } from './mcp-sdk.js';
+import type { ResourceServer } from './oauth/resource-server.js';
+import { OAUTH_CREDENTIAL_PREFIX } from './oauth/token-identity.js';
+import { TokenRefusal } from './oauth/token-refusal.js';
 import { readBody } from './read-body.js';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonKind, KEPT_REQUESTS, MAX_KEPT_REQUEST_BYTES, MAX_NESTING, malformedParams, nestsDeeperThan, requestId } from './request-check.js';
 import type { StatusPage } from './status-page/status-page.js';
@@ -56,7 +63,11 @@ export interface ToolServerOptions {
   readonly rateLimitPerMinute: number;
   /** MCP sessions kept per credential; anonymous callers share one pool. */
   readonly maxSessionsPerCredential?: number;
+  /** POST requests one caller may have in flight; more wait their turn briefly (src/mcp/calls-in-flight.ts). */
+  readonly maxConcurrentCalls: number;
   readonly authenticator: Authenticator;
+  /** OAuth access tokens beside the static ones (svc.mcp.oauth); none without. */
+  readonly oauth?: ResourceServer;
   readonly registry: ToolRegistry;
   readonly services: ToolServices;
   readonly version: string;
@@ -69,6 +80,10 @@ export interface ToolServerOptions {
   /** Serve the status page (src/mcp/status-page) on every path but /mcp: svc.mcp.status-page. */
   readonly statusPage?: boolean;
 }
+
+/** A caller's requests beyond svc.mcp.max-concurrent-calls: how many may wait (per request in flight), and how long. */
+const QUEUED_CALLS_PER_IN_FLIGHT = 4;
+const MAX_CALL_WAIT_MS = 2_000;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -100,9 +115,9 @@ export function isLoopback(host: string): boolean {
  * Why the tool server refuses to bind `host`, if it does: a non-loopback address without tokens
  * would serve tools to anyone who can reach it. Shared with `svc check` (tool-server-config.ts).
  */
-export function unauthenticatedBind(host: string, hasTokens: boolean): string | undefined {
-  if (isLoopback(host) || hasTokens) return undefined;
-  return `${printable(host, 253)}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1`;
+export function unauthenticatedBind(host: string, hasCredentials: boolean): string | undefined {
+  if (isLoopback(host) || hasCredentials) return undefined;
+  return `${printable(host, 253)}, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or svc.mcp.oauth, or bind 127.0.0.1`;
 }
 
 const WILDCARD = new Set(['0.0.0.0', '::']);
@@ -129,6 +144,7 @@ export class ToolServer {
   private readonly limiter: RateLimiter;
   private readonly authFailures: AuthFailureLimiter;
   private readonly tracing: ToolCallTracer;
+  private readonly callsInFlight: CallsInFlight;
   /** MCP sessions closed to keep a credential within its cap. */
   closedSessions = 0;
   private readonly unsubscribe: () => void;
@@ -137,11 +153,12 @@ export class ToolServer {
   private statusPage: Promise<StatusPage> | undefined;
 
   constructor(private readonly options: ToolServerOptions) {
-    const unauthenticated = unauthenticatedBind(options.host, options.authenticator.hasTokens);
+    const unauthenticated = unauthenticatedBind(options.host, options.authenticator.hasTokens || options.oauth !== undefined);
     if (unauthenticated) throw new ToolServerError(`svc.mcp.host is ${unauthenticated}`);
     this.limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
     this.authFailures = new AuthFailureLimiter(options.now);
     this.tracing = new ToolCallTracer(options.tracer);
+    this.callsInFlight = new CallsInFlight({ maxInFlight: options.maxConcurrentCalls, maxQueued: QUEUED_CALLS_PER_IN_FLIGHT * options.maxConcurrentCalls, maxWaitMs: MAX_CALL_WAIT_MS });
     this.unsubscribe = options.registry.onChange(() => {
       for (const session of this.sessions.values()) void session.server.sendToolListChanged().catch(() => undefined);
       this.modern?.notify.toolsChanged();
@@ -175,12 +192,14 @@ export class ToolServer {
     );
     this.http = server;
     this.boundPort = port;
+    this.options.oauth?.start();
     this.options.onPortBound?.(this.boundPort);
     return this.url;
   }
 
   async stop(): Promise<void> {
     this.unsubscribe();
+    this.options.oauth?.stop();
     for (const session of this.sessions.values()) await session.transport.close().catch(() => undefined);
     this.sessions.clear();
     await this.modern?.close().catch(() => undefined);
@@ -218,18 +237,41 @@ export class ToolServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '').split('?')[0];
-    if (path !== '/mcp' && !this.options.statusPage) return this.refuse(res, 404, 'not found: the MCP endpoint is /mcp');
+    const path = (req.url ?? '').split('?')[0]!;
+    const metadata = this.options.oauth?.paths.has(path) ? this.options.oauth.metadata : undefined;
+    if (path !== '/mcp' && !metadata && !this.options.statusPage) return this.refuse(res, 404, 'not found: the MCP endpoint is /mcp');
     if (!this.allowedHost(req.headers.host)) return this.refuse(res, 403, `Host header "${printable(req.headers.host ?? '')}" is not allowed (DNS rebinding protection)`);
     if (!this.allowedOrigin(req.headers.origin)) return this.refuse(res, 403, `Origin "${printable(req.headers.origin ?? '')}" is not allowed (DNS rebinding protection)`);
+    if (metadata) {
+      if (req.method !== 'GET') return this.refuse(res, 405, 'the protected resource metadata is read with GET', { allow: 'GET' });
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=3600' }).end(JSON.stringify(metadata));
+      return;
+    }
     if (path !== '/mcp') return (await this.page()).handle(req, res);
 
-    const identity = this.authenticate(req, res);
+    const identity = await this.authenticate(req, res);
     if (!identity) return;
     const anonymous = identity.credential === ANONYMOUS_CREDENTIAL;
-    const retryAfterSeconds = this.limiter.take(anonymous ? `anonymous:${req.socket.remoteAddress}` : identity.credential);
+    const callerKey = anonymous ? `anonymous:${req.socket.remoteAddress}` : identity.credential;
+    const retryAfterSeconds = this.limiter.take(callerKey);
     if (retryAfterSeconds > 0)
       return this.refuse(res, 429, `rate limit of ${this.options.rateLimitPerMinute} requests per minute exceeded; retry in ${retryAfterSeconds}s`, { 'retry-after': String(retryAfterSeconds) });
+    // A 2025 session's GET stream is long-lived and capped with the sessions.
+    if (req.method !== 'POST') return this.serve(req, res, identity, () => {});
+    const release = await this.callsInFlight.admit(callerKey);
+    if (!release)
+      return this.refuse(res, 429, `this caller has ${this.options.maxConcurrentCalls} requests in flight and more waiting (svc.mcp.max-concurrent-calls); retry once one has answered`, {
+        'retry-after': '1',
+      });
+    try {
+      await this.serve(req, res, identity, release);
+    } finally {
+      release();
+    }
+  }
+
+  /** Answers an authenticated request within the caller's limits; `release` ends its turn among the caller's requests in flight. */
+  private async serve(req: IncomingMessage, res: ServerResponse, identity: CallerIdentity, release: Release): Promise<void> {
     let caller: CallerIdentity;
     try {
       caller = this.options.authenticator.refine(identity, { agentName: header(req, 'x-agent-name'), role: header(req, 'x-agent-role') });
@@ -272,6 +314,8 @@ export class ToolServer {
       return this.answerError(res, 400, requestId(message), INVALID_REQUEST, `the request nests objects and arrays more than ${MAX_NESTING} levels deep; MCP messages nest a few`);
     const method = (message as { method?: unknown } | null)?.method;
     const bytes = Buffer.byteLength(body);
+    const lacking = this.lackingScope(identity, message);
+    if (lacking) return this.refuse(res, 403, `insufficient scope: ${lacking.tool} needs ${lacking.permission}`, { 'www-authenticate': lacking.challenge });
     if (typeof method === 'string' && KEPT_REQUESTS.has(method) && bytes > MAX_KEPT_REQUEST_BYTES)
       return this.answerError(
         res,
@@ -288,14 +332,18 @@ export class ToolServer {
     // 2026-07-28 answers a malformed request 400; a 2025 session answers every JSON-RPC error 200.
     if (malformed !== undefined) return this.answerError(res, legacy ? 200 : 400, requestId(message), INVALID_PARAMS, malformed);
     if (!legacy) {
-      if (method === 'subscriptions/listen' && !this.admitStream(caller.credential, res))
-        return this.answerError(
-          res,
-          429,
-          requestId(message),
-          -32000,
-          `this credential has ${this.maxPerCredential} subscriptions/listen streams open (svc.mcp.max-sessions-per-credential); close one first`,
-        );
+      if (method === 'subscriptions/listen') {
+        // A stream stays open: it counts among the credential's streams, not its requests in flight.
+        release();
+        if (!this.admitStream(caller.credential, res))
+          return this.answerError(
+            res,
+            429,
+            requestId(message),
+            -32000,
+            `this credential has ${this.maxPerCredential} subscriptions/listen streams open (svc.mcp.max-sessions-per-credential); close one first`,
+          );
+      }
       return writeResponse(res, await this.modernHandler(sdk).fetch(request, { authInfo, parsedBody: message }));
     }
     if (existing) {
@@ -310,18 +358,25 @@ export class ToolServer {
   }
 
   private page(): Promise<StatusPage> {
-    const { services, authenticator } = this.options;
+    const { services, authenticator, oauth } = this.options;
+    // As for /mcp: a visitor without a credential is the anonymous caller only where no credential is configured.
+    const anonymous = authenticator.hasTokens || oauth ? undefined : authenticator.authenticate(undefined);
     this.statusPage ??= import('./status-page/status-page.js').then(
-      (m) => new m.StatusPage({ services, authenticator, authFailures: this.authFailures, limiter: this.limiter, now: () => this.now() }),
+      (m) => new m.StatusPage({ services, identify: (authorization) => this.identify(authorization), anonymous, authFailures: this.authFailures, limiter: this.limiter, now: () => this.now() }),
     );
     return this.statusPage;
   }
 
-  /** The credential's identity, or undefined once the request has been refused (401, 429). */
-  private authenticate(req: IncomingMessage, res: ServerResponse): CallerIdentity | undefined {
+  /** The credential's identity, or undefined once the request has been refused (401, 429, 503). */
+  private async authenticate(req: IncomingMessage, res: ServerResponse): Promise<CallerIdentity | undefined> {
     const authorization = req.headers.authorization;
-    const { authenticator } = this.options;
-    if (authorization === undefined && !authenticator.hasTokens) return authenticator.authenticate(undefined);
+    const { authenticator, oauth } = this.options;
+    if (authorization === undefined && !authenticator.hasTokens && !oauth) return authenticator.authenticate(undefined);
+    // With OAuth, a request without a token is a client discovering how to sign in, not a guess.
+    if (!authorization && oauth) {
+      this.refuse(res, 401, 'a bearer token is required: sign in with the authorization server the protected resource metadata names', { 'www-authenticate': oauth.challenge() });
+      return undefined;
+    }
     const address = req.socket.remoteAddress ?? 'unknown';
     const wait = this.authFailures.wait(address);
     if (wait > 0) {
@@ -330,15 +385,43 @@ export class ToolServer {
     }
     try {
       if (!authorization) throw new AuthenticationError('a bearer token is required: send "Authorization: Bearer <token>"');
-      const identity = authenticator.authenticate(authorization);
+      const identity = await this.identify(authorization);
       this.authFailures.succeeded(address);
       return identity;
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
+      if (error instanceof TokenRefusal && error.status === 503) {
+        this.refuse(res, 503, error.message, { 'retry-after': '10' });
+        return undefined;
+      }
       this.authFailures.failed(address);
-      this.refuse(res, 401, error.message, { 'www-authenticate': 'Bearer' });
+      this.refuse(res, 401, error.message, { 'www-authenticate': oauth ? oauth.challenge(error instanceof TokenRefusal ? error : undefined) : 'Bearer' });
       return undefined;
     }
+  }
+
+  /** A static token's identity, else (with svc.mcp.oauth) an access token's. */
+  private async identify(authorization: string): Promise<CallerIdentity> {
+    try {
+      return this.options.authenticator.authenticate(authorization);
+    } catch (error) {
+      if (!(error instanceof UnknownTokenError) || !this.options.oauth) throw error;
+      return this.options.oauth.authenticate(bearerTokenOf(authorization));
+    }
+  }
+
+  /**
+   * For an OAuth caller whose permissions come from scopes, the tool it calls and the challenge
+   * of the scope it lacks (MCP authorization, "Scope Challenge Handling"): the client can obtain
+   * a token with it and retry. Other callers learn of a missing permission from the tool result.
+   */
+  private lackingScope(caller: CallerIdentity, message: unknown): { tool: string; permission: string; challenge: string } | undefined {
+    const { oauth } = this.options;
+    if (!oauth?.usesScopes || !caller.credential.startsWith(OAUTH_CREDENTIAL_PREFIX)) return undefined;
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    const tool = method === 'tools/call' && typeof params?.name === 'string' ? this.options.registry.get(params.name) : undefined;
+    if (!tool || caller.permissions.has(tool.permission)) return undefined;
+    return { tool: tool.name, permission: tool.permission, challenge: oauth.insufficientScope(caller, tool.permission) };
   }
 
   private answerError(res: ServerResponse, status: number, id: string | number | null, code: number, message: string): void {

@@ -1,9 +1,10 @@
 /** What tool handlers read and act on: analysis, metadata, incidents, remediation, sessions. */
 import type { AgentActivity } from '../agentic/agent-activity.js';
-import type { Engine } from '../analysis/engine.js';
+import type { AnalysisReads } from '../analysis/analysis-reads.js';
 import type { FleetView } from '../fleet/fleet-view.js';
 import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import type { AuditTrail } from '../incidents/audit-trail.js';
+import type { IncidentContext } from '../incidents/incident-context.js';
 import type { IncidentTracker } from '../incidents/incident-tracker.js';
 import type { Remediation } from '../incidents/remediation.js';
 import type { SessionStore } from '../incidents/session-store.js';
@@ -12,7 +13,10 @@ import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import type { StoreStatus } from '../store/state-writer.js';
 
 export interface ToolServices {
-  readonly engine: Engine;
+  /** What the tools read of the analysis. */
+  readonly analysis: AnalysisReads;
+  /** An operation's incident context, as the incident response builds it. */
+  readonly incidentContext: (operation: string) => IncidentContext;
   readonly metadata: ServiceMetadata;
   readonly incidents: IncidentTracker;
   readonly remediation: Remediation;

@@ -17,10 +17,10 @@
  * ```
  */
 import 'reflect-metadata';
-import { runAsOperation } from '../telemetry/operation-scope.js';
 import { type AnyFunction, type DualDecorator, isStandardContext } from './decorator-modes.js';
 import type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './decorator-options.js';
 import { decoratorRegistry } from './decorator-registry.js';
+import { runAsOperation } from './operation-scope.js';
 import { transparentWrapper } from './transparent-wrapper.js';
 
 /** Metadata keys, for reflect-metadata (legacy) and `context.metadata` (standard). */

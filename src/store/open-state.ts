@@ -6,7 +6,6 @@
  * answers (state-writer.ts).
  */
 import { resolve } from 'node:path';
-import type { FleetSync } from '../fleet/fleet-sync.js';
 import { Checkpoints } from './checkpoints.js';
 import { MemoryStore } from './memory-store.js';
 import { RedisStore } from './redis-store.js';
@@ -34,8 +33,6 @@ export interface OpenedState {
   readonly instanceId: string;
   /** The analysis state's checkpoints (src/store/checkpoints.ts). */
   readonly checkpoints: Checkpoints;
-  /** On a Redis store: what keeps sessions, audit, incidents and remediation the same on every replica. */
-  readonly fleetSync?: FleetSync;
 }
 
 function secretsOf(options: OpenStateOptions): string[] {

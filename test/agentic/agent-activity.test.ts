@@ -1,8 +1,8 @@
 /** What svc keeps of agents for the tools: the last hour per agent, bounded, with a fake clock. */
 import { describe, expect, it } from 'vitest';
 import { AgentActivity, MAX_NAME_CHARS, STEP_SAMPLES } from '../../src/agentic/agent-activity.js';
-import { operationNamed } from '../../src/agentic/operation-of-trip.js';
 import { FakeClock } from '../../src/analysis/clock.js';
+import { operationNamed } from '../../src/telemetry/operation-of-trip.js';
 
 const MINUTE = 60_000;
 const trip = (agent: string) => ({ agent, guardrail: 'loop' as const, limit: 3, observed: 3, invocationId: 'abcd', tool: 'search' });

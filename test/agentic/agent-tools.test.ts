@@ -11,10 +11,10 @@ import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agent } from '../../src/agentic/agent.js';
 import { AgentActivity } from '../../src/agentic/agent-activity.js';
+import { agentEnvironment } from '../../src/agentic/agent-environment.js';
 import type { ToolContext, ToolDefinition } from '../../src/mcp/tool-definition.js';
 import { getIncidentContext } from '../../src/mcp/tools/get-incident-context.js';
 import { getServiceHealth } from '../../src/mcp/tools/get-service-health.js';
-import { runtime } from '../../src/runtime.js';
 import { serviceWithTools } from '../mcp/large-state.js';
 import { otelHarness } from './otel-harness.js';
 
@@ -24,7 +24,7 @@ afterAll(() => otel.shutdown());
 function service() {
   const h = serviceWithTools();
   const activity = new AgentActivity(h.clock);
-  runtime().agents = activity;
+  agentEnvironment().activity = activity;
   const context_: ToolContext = { caller: h.caller, services: { ...h.services, agents: activity } };
   const call = async (tool: ToolDefinition, args: Record<string, string> = {}) => (await tool.handler(args, context_)).text;
   const callJson = async (tool: ToolDefinition, args: Record<string, string> = {}) => (await tool.handler({ ...args, format: 'json' }, context_)).structured as Record<string, unknown>;

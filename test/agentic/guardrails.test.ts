@@ -9,9 +9,9 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { agent } from '../../src/agentic/agent.js';
 import type { AgentActivity } from '../../src/agentic/agent-activity.js';
+import { agentEnvironment } from '../../src/agentic/agent-environment.js';
 import type { AgentRun } from '../../src/agentic/agent-run.js';
 import { GuardrailError } from '../../src/agentic/guardrail-error.js';
-import { runtime } from '../../src/runtime.js';
 import { otelHarness, parentId, spanId } from './otel-harness.js';
 
 const otel = otelHarness();
@@ -239,7 +239,7 @@ describe('the host keeps running', () => {
   });
 
   it("svc's failures (activity, event log) never reach the agent; the guardrail still stops it", async () => {
-    const broken = new Proxy(runtime().agents, {
+    const broken = new Proxy(agentEnvironment().activity, {
       get: (target, key) =>
         key === 'stats' || key === 'tripped' || key === 'invocationEnded'
           ? () => {
@@ -247,7 +247,7 @@ describe('the host keeps running', () => {
             }
           : Reflect.get(target, key),
     }) as AgentActivity;
-    runtime().agents = broken;
+    agentEnvironment().activity = broken;
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       const bot = agent('resilient', { maxSteps: 2 });

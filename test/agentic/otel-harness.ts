@@ -8,8 +8,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { InMemoryLogRecordExporter, LoggerProvider, type ReadableLogRecord, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { AgentActivity } from '../../src/agentic/agent-activity.js';
+import { agentEnvironment } from '../../src/agentic/agent-environment.js';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { runtime } from '../../src/runtime.js';
 
 export function otelHarness() {
   const spans = new InMemorySpanExporter();
@@ -21,7 +21,7 @@ export function otelHarness() {
   trace.setGlobalTracerProvider(tracerProvider);
   logs.setGlobalLoggerProvider(loggerProvider);
   const clock = new FakeClock();
-  runtime().agents = new AgentActivity(clock);
+  agentEnvironment().activity = new AgentActivity(clock);
 
   const finished = (): ReadableSpan[] => spans.getFinishedSpans();
   return {
@@ -43,7 +43,7 @@ export function otelHarness() {
     reset(): void {
       spans.reset();
       records.reset();
-      runtime().agents = new AgentActivity(clock);
+      agentEnvironment().activity = new AgentActivity(clock);
     },
     shutdown(): void {
       trace.disable();

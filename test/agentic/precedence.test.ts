@@ -8,14 +8,13 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { agent, currentRun } from '../../src/agentic/agent.js';
 import { declaredAgentNames } from '../../src/agentic/agent-declarations.js';
+import { agentEnvironment } from '../../src/agentic/agent-environment.js';
 import { AgentMethod } from '../../src/agentic/agent-method.js';
 import type { AgentRun } from '../../src/agentic/agent-run.js';
 import { configuredAgentsNeverDeclared } from '../../src/agentic/configured-agents.js';
 import { GuardrailError } from '../../src/agentic/guardrail-error.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ResolvedConfig } from '../../src/config/resolved-config.js';
-import type { ServiceMetadata } from '../../src/metadata/service-metadata.js';
-import { runtime } from '../../src/runtime.js';
 import { tempDir } from '../support/temp-dir.js';
 import { otelHarness } from './otel-harness.js';
 
@@ -23,15 +22,13 @@ const otel = otelHarness();
 afterAll(() => otel.shutdown());
 afterEach(() => {
   otel.reset();
-  runtime().active = false;
-  runtime().context = undefined;
+  agentEnvironment().config = undefined;
 });
 
 function running(yaml: string): ResolvedConfig {
   const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': yaml }), args: [], env: {} });
   expect(config.problems).toEqual([]);
-  runtime().context = { config, metadata: {} as ServiceMetadata };
-  runtime().active = true;
+  agentEnvironment().config = config;
   return config;
 }
 
@@ -144,7 +141,7 @@ describe('loop threshold', () => {
 `);
     expect(stopOf(viaBuilder('patient', { loopThreshold: 0 }), 'same-call').limit).toBe(5);
     expect(stopOf(viaStandardMethod({ name: 'unset' }), 'same-call').limit).toBe(5);
-    runtime().active = false;
+    agentEnvironment().config = undefined;
     expect(stopOf(viaBuilder('offline'), 'same-call').limit).toBe(3);
   });
 
@@ -180,7 +177,7 @@ describe('names', () => {
     running('agentic: { agents: { Support-Bot: { max-steps: 1 } } }');
     expect(stopOf(viaBuilder('support-bot', { maxSteps: 3 }), 'steps').limit).toBe(3);
     expect(stopOf(viaBuilder('Support-Bot', { maxSteps: 3 }), 'steps').limit).toBe(1);
-    runtime().active = false;
+    agentEnvironment().config = undefined;
     expect(stopOf(viaBuilder('Support-Bot', { maxSteps: 3 }), 'steps').limit).toBe(3);
   });
 

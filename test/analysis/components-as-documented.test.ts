@@ -153,4 +153,19 @@ describe('components as docs/analysis.md shows them', () => {
     c.patterns.recordDependencyError('inventory');
     expect(c.patterns.detectPatterns(ORDERS, 20, true, c.rolling.getSnapshot(ORDERS))).toContain('cascade_failure');
   });
+
+  it('PatternMatcher: the three numbers as named options make the same matcher (a cascade of three dependencies)', () => {
+    const clock = new FakeClock();
+    const cascadeAfter = (matcher: PatternMatcher) => {
+      const failed: number[] = [];
+      for (const [i, dependency] of ['ledger', 'inventory', 'pricing'].entries()) {
+        matcher.recordDependencyError(dependency);
+        if (matcher.detectPatterns(ORDERS, 20, true, undefined).includes('cascade_failure')) failed.push(i + 1);
+      }
+      return failed[0];
+    };
+    expect(cascadeAfter(new PatternMatcher(1.5, 0.1, 3, { clock }))).toBe(3);
+    expect(cascadeAfter(new PatternMatcher({ latencyDegradationFactor: 1.5, errorRateSpikeThreshold: 0.1, cascadeDependencyCount: 3, clock }))).toBe(3);
+    expect(cascadeAfter(new PatternMatcher({ clock }))).toBe(2);
+  });
 });

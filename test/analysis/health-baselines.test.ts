@@ -124,3 +124,15 @@ describe('stale dependencies', () => {
     expect(engine.healthSummary()).toMatchObject({ status: 'CRITICAL', dependencies: [expect.objectContaining({ stale: false, calls: 1, state: 'unhealthy' })] });
   });
 });
+
+describe("a fleet's figures", () => {
+  it('make the service DEGRADED at least for each outlier replica, one reason each, and HEALTHY without one', () => {
+    const { engine, clock } = engineFrom('');
+    traffic(engine, clock, ['GET /orders'], 30, 0);
+    const fleet = (outlierReasons: string[]) => ({ operations: ['GET /orders'], recentOf: () => undefined, slos: [], outlierReasons });
+    expect(engine.healthSummary(fleet([])).status).toBe('HEALTHY');
+    const summary = engine.healthSummary(fleet(['replica pod-b is an outlier: GET /orders error rate 40.0% vs 0.0% on the other replicas (50 vs 100 requests)']));
+    expect(summary.status).toBe('DEGRADED');
+    expect(summary.reasons).toEqual(['replica pod-b is an outlier: GET /orders error rate 40.0% vs 0.0% on the other replicas (50 vs 100 requests)']);
+  });
+});

@@ -1,43 +1,98 @@
 /**
- * The layering of src/, checked on the source: incidents return data and import nothing
- * from the tool server, and the tool server and telemetry reach process-global state only
- * through callbacks from the composition root (src/start.ts), never by looking up the runtime.
+ * The layering of src/, checked on the source: each folder imports only from the shared leaves
+ * and from folders below it, and only the composition root (the wiring files at the root of
+ * src/) looks up the process's runtime; everything else gets callbacks and options from it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 
-function sources(folder: string): { file: string; text: string }[] {
-  return readdirSync(join(SRC, folder), { recursive: true, encoding: 'utf8' })
+/** Bottom to top: a folder may import from the folders before it. */
+const LAYERS = ['analysis', 'store', 'config', 'metadata', 'telemetry', 'agentic', 'incidents', 'fleet', 'frontend', 'mcp', 'cli'];
+/** The composition root: wires every layer, imported by nothing below it. */
+const WIRING = ['api.ts', 'runtime.ts', 'service-engine.ts', 'start.ts', 'state-persistence.ts'];
+/** A bundle of its own, for browsers: it shares the frontend's attribute names only. */
+const BROWSER = 'browser';
+
+function sources(): { file: string; imports: string[] }[] {
+  return readdirSync(SRC, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.ts'))
-    .map((name) => ({ file: relative(SRC, join(SRC, folder, name)), text: readFileSync(join(SRC, folder, name), 'utf8') }));
+    .map((name) => {
+      const text = readFileSync(join(SRC, name), 'utf8');
+      const imports = [...text.matchAll(/from '(\.{1,2}\/[^']+)'/g)].map((m) => relative(SRC, normalize(join(dirname(join(SRC, name)), m[1] as string))).replace(/\.js$/, '.ts'));
+      return { file: name, imports };
+    });
+}
+
+/** A file's place: a layer's index, -1 for a shared leaf at the root, Infinity for the wiring. */
+function rank(file: string): number {
+  const folder = file.includes('/') ? (file.split('/')[0] as string) : undefined;
+  if (folder === undefined) return WIRING.includes(file) ? Number.POSITIVE_INFINITY : -1;
+  if (folder === BROWSER) return LAYERS.indexOf('frontend') + 0.5;
+  const index = LAYERS.indexOf(folder);
+  if (index < 0) throw new Error(`src/${folder}/ is in no layer of this test: place it in LAYERS`);
+  return index;
 }
 
 describe('layers', () => {
-  it('src/incidents imports nothing from src/mcp', () => {
-    const offenders = sources('incidents').filter(({ text }) => /from '\.\.\/mcp\//.test(text));
-    expect(offenders.map((o) => o.file)).toEqual([]);
+  const files = sources();
+
+  it('every folder of src/ imports only shared leaves and folders below it (and itself)', () => {
+    const upward = files.flatMap(({ file, imports }) =>
+      imports
+        .filter((target) => {
+          const sameLayer = file.includes('/') ? target.split('/')[0] === file.split('/')[0] : rank(target) === rank(file);
+          return !sameLayer && rank(target) >= rank(file);
+        })
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
   });
 
-  it('src/analysis imports nothing from a higher folder (config, metadata, telemetry, store, incidents, mcp)', () => {
-    const offenders = sources('analysis').filter(({ text }) => /from '\.\.\/(config|metadata|telemetry|store|incidents|mcp)\//.test(text));
-    expect(offenders.map((o) => o.file)).toEqual([]);
+  it('the shared leaves at the root of src/ import no layer', () => {
+    const leaves = files.filter(({ file }) => rank(file) === -1);
+    expect(leaves.length).toBeGreaterThan(5);
+    expect(leaves.flatMap(({ file, imports }) => imports.filter((t) => rank(t) !== -1).map((t) => `${file} -> ${t}`))).toEqual([]);
   });
 
-  it('the tools and their views (src/mcp/tools, src/mcp/views) import nothing from the status page that lays them out', () => {
-    const offenders = [...sources('mcp/tools'), ...sources('mcp/views')].filter(({ text }) => /from '\.\.\/status-page\//.test(text));
-    expect(offenders.map((o) => o.file)).toEqual([]);
+  it('the tools and their views (mcp/tools, mcp/views) import nothing of the status page that lays them out; the page nothing of the tool server', () => {
+    const offenders = files.filter(
+      ({ file, imports }) =>
+        ((file.startsWith('mcp/tools/') || file.startsWith('mcp/views/')) && imports.some((t) => t.startsWith('mcp/status-page/'))) ||
+        (file.startsWith('mcp/status-page/') && imports.includes('mcp/tool-server.ts')),
+    );
+    expect(offenders.map(({ file }) => file)).toEqual([]);
   });
 
-  it('the status page (src/mcp/status-page) reads through the views and lays out, never importing the tool server', () => {
-    const offenders = sources('mcp/status-page').filter(({ text }) => /from '\.\.\/tool-server\.js'/.test(text));
-    expect(offenders.map((o) => o.file)).toEqual([]);
+  it("the tools, their views and the status page read the analysis through AnalysisReads, never the engine's components", () => {
+    const offenders = files
+      .filter(({ file, imports }) => ['mcp/tools/', 'mcp/views/', 'mcp/status-page/'].some((folder) => file.startsWith(folder)) && imports.includes('analysis/engine.ts'))
+      .map(({ file }) => file);
+    expect(offenders).toEqual([]);
   });
 
-  it('src/mcp and src/telemetry never look up the runtime', () => {
-    const offenders = [...sources('mcp'), ...sources('telemetry')].filter(({ text }) => /runtime\.js'|runtime\(\)/.test(text));
-    expect(offenders.map((o) => o.file)).toEqual([]);
+  it('only the composition root looks up the runtime', () => {
+    const offenders = files.filter(({ file, imports }) => rank(file) !== Number.POSITIVE_INFINITY && imports.includes('runtime.ts')).map(({ file }) => file);
+    expect(offenders).toEqual([]);
+  });
+
+  it('has no import circle between files', () => {
+    const graph = new Map(files.map(({ file, imports }) => [file, imports]));
+    const state = new Map<string, 'open' | 'done'>();
+    const circles: string[] = [];
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        circles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(circles).toEqual([]);
   });
 });

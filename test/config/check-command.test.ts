@@ -76,6 +76,7 @@ describe('svc check', () => {
       `config file: none at ${join(cwd, 'svc.yml')} (the default path; --config, -Dsvc.config.file or SVC_CONFIG_FILE names another)`,
       'configured values: none, every key has its default (svc check --all lists them)',
       expect.stringMatching(/^instrumentations, each set up when the app loads what it instruments: http, undici, express, .*, pino, winston, bunyan$/),
+      'agent authentication: none, loopback callers get the role diagnostician',
       expect.stringMatching(/^memory agents can make svc hold, at most: [\d.]+ MiB \(svc check --all breaks it down\)$/),
       'configuration is valid',
     ]);
@@ -193,7 +194,7 @@ describe('svc check', () => {
     const open = run([], {}, { SVC_MCP_HOST: '0.0.0.0' });
     expect(open.code).toBe(1);
     expect(open.output).toContain(
-      'svc config error: svc.mcp.host (SVC_MCP_HOST): 0.0.0.0, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or bind 127.0.0.1; the MCP tool server is not started',
+      'svc config error: svc.mcp.host (SVC_MCP_HOST): 0.0.0.0, not loopback, and no tokens are configured: refusing to serve tools without authentication; configure svc.mcp.tokens.<agent>.sha256/.role or svc.mcp.oauth, or bind 127.0.0.1; the MCP tool server is not started',
     );
   });
 

@@ -13,6 +13,7 @@ import { check } from '../../src/cli/check.js';
 import { formatProblem } from '../../src/config/config-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startupChecks } from '../../src/config/startup-checks.js';
+import { toolServerProblems } from '../../src/mcp/tool-server-config.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
 import { Engine } from '../../src/service-engine.js';
 import { seededRandom } from '../support/random.js';
@@ -55,7 +56,7 @@ function run(testCase: ConfigCase, cwd: string, withCheck: boolean): Outcome {
   const printed: string[] = [];
   if (withCheck) {
     const code = check(testCase.args, testCase.env, cwd, (line) => printed.push(...line.split('\n')));
-    const startupErrors = startupChecks(config, new ServiceMetadata(config, newRegistry()).operations).problems.filter((p) => p.level === 'error');
+    const startupErrors = startupChecks(config, new ServiceMetadata(config, newRegistry()).operations, toolServerProblems).problems.filter((p) => p.level === 'error');
     if (code !== (config.errors().length || startupErrors.length ? 1 : 0)) failures.push(`svc check exited ${code}`);
   }
 

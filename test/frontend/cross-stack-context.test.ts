@@ -27,7 +27,7 @@ function harness(options: { frontend?: boolean; maxRecords?: number } = {}) {
   const tracer = new TracerProvider({ spanProcessors: [h.engine.createSpanProcessor(), ...(telemetry ? [telemetry.spanProcessor] : [])] }).getTracer('backend');
   const context: ToolContext = {
     caller: { agentName: 't', role: 'observer', permissions: new Set(['READ']), credential: 'token:t', tokenAgent: 't' },
-    services: { engine: h.engine, metadata: new ServiceMetadata(new ResolvedConfig([]), newRegistry()), frontend: telemetry } as Partial<ToolServices> as ToolServices,
+    services: { analysis: h.engine, metadata: new ServiceMetadata(new ResolvedConfig([]), newRegistry()), frontend: telemetry } as Partial<ToolServices> as ToolServices,
   };
   /** The browser sends spans; for API calls, the backend serves `route` in a server span continuing the call's trace. */
   function browser(specs: SpanSpec[], backendRoute = '/api/orders'): ReadableSpan[] {

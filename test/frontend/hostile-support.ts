@@ -29,6 +29,7 @@ export async function startListener(options: Partial<FrontendListenerOptions> = 
     maxBodyBytes: 64 * 1024,
     maxSpansPerRequest: 100,
     rateLimitPerMinute: 100_000,
+    ownPorts: new Set(),
     now: () => clock.now(),
     ...options,
     telemetry,

@@ -104,3 +104,29 @@ it('keeps incidents, sessions, the audit trail, changes, fallback flags, breaker
   expect(await sloOf()).toMatchObject({ budgetRemaining: slo.budgetRemaining, totalRequests: slo.totalRequests + 2, failedRequests: slo.failedRequests });
   expect(await requestsOf()).toBe(requests + 2);
 }, 60_000);
+
+it('opens incidents with the tool server off (svc.mcp.enabled=false): a later run with the tool server shows the incident', async () => {
+  const store = join(tempDir(), 'state.db');
+  const inventoryPort = await freePort();
+  const start = (toolServer: boolean) =>
+    startFixture({
+      script: 'app.mjs',
+      cwd: join(ROOT, 'fixtures', 'orders-service'),
+      env: { OTEL_SERVICE_NAME: 'orders-service', SVC_STORE_URL: `sqlite:${store}`, SVC_MCP_ENABLED: String(toolServer), INVENTORY_PORT: String(inventoryPort), SVC_PATTERNS_WINDOW: '6s' },
+      args: [`-Dsvc.dependencies[0].health-endpoint=http://127.0.0.1:${inventoryPort}/health`],
+    });
+  app = await start(false);
+  for (let i = 0; i < 30; i++) await app.get(`/orders/${i}`);
+  await app.get('/__fault', { method: 'POST', body: '{"inventory":"fail"}' });
+  for (const until = Date.now() + 7500; Date.now() < until; ) {
+    for (let i = 0; i < 4; i++) await app.get(`/orders/${i}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  expect(app.stderr()).not.toContain('MCP tool server listening');
+  await app.stop();
+
+  app = await start(true);
+  const ops = await agent(await toolUrl(app), 'ops-demo-token', 'ops-agent');
+  const history = await ops('get_incident_context', { operation_name: 'GET /orders/{id}' });
+  expect(history.text).toMatch(/INCIDENT INC-\d{8}-[0-9a-z]{5}-\d{4}/);
+}, 60_000);

@@ -4,6 +4,7 @@
  * what they cut; the last-resort bound cuts text and leaves out structured content.
  */
 import { describe, expect, it } from 'vitest';
+import { incidentResponseFromConfig } from '../../src/incidents/incident-response.js';
 import {
   boundToolResult,
   byteLength,
@@ -147,7 +148,9 @@ describe('arguments and markers', () => {
   it('reads svc.mcp.max-output-bytes, 8192 by default', () => {
     const services = (yaml?: string) => {
       const config = configOf(yaml);
-      return toolServices(config, engineHarness().engine, new ServiceMetadata(config, newRegistry()));
+      const { engine } = engineHarness();
+      const metadata = new ServiceMetadata(config, newRegistry());
+      return toolServices(config, engine, metadata, incidentResponseFromConfig(config, engine, metadata));
     };
     expect(maxOutputBytes(services())).toBe(8192);
     expect(maxOutputBytes(services('mcp:\n  max-output-bytes: 2048\n'))).toBe(2048);

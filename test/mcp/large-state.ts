@@ -9,6 +9,7 @@ import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { parseConfigText } from '../../src/config/file-source.js';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
+import { incidentResponseFromConfig } from '../../src/incidents/incident-response.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
 import type { ToolContext, ToolDefinition, ToolResult } from '../../src/mcp/tool-definition.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
@@ -46,7 +47,7 @@ export function serviceWithTools(yaml = '', { fresh = false } = {}) {
   if (!fresh) harness.clock.advance(60_000);
   const config = configOf(yaml);
   const metadata = new ServiceMetadata(config, newRegistry());
-  const services = toolServices(config, harness.engine, metadata);
+  const services = toolServices(config, harness.engine, metadata, incidentResponseFromConfig(config, harness.engine, metadata));
   const caller = { agentName: 'ops-bot', role: 'operator', permissions: new Set(['READ', 'DIAGNOSE', 'REMEDIATE'] as const), credential: 'token:ops-bot', tokenAgent: 'ops-bot' };
   const context: ToolContext = { caller, services };
   const tracer = new TracerProvider({ spanProcessors: [harness.engine.createSpanProcessor()] }).getTracer('large-state');

@@ -21,7 +21,7 @@ export function toolHarness(options: Omit<EngineOptions, 'clock' | 'emit'> = {})
   const context: ToolContext = {
     caller: { agentName: 't', role: 'observer', permissions: new Set(['READ']), credential: 'token:t', tokenAgent: 't' },
     // The reporting tools read only the engine and the metadata.
-    services: { engine: harness.engine, metadata } as Partial<ToolServices> as ToolServices,
+    services: { analysis: harness.engine, metadata } as Partial<ToolServices> as ToolServices,
   };
   // A second provider on the same engine, for server spans that carry error details.
   const tracer = new TracerProvider({ spanProcessors: [harness.engine.createSpanProcessor()] }).getTracer('tool-harness');

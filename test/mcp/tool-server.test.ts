@@ -441,8 +441,10 @@ describe('token configuration', () => {
     const { tempDir } = await import('../support/temp-dir.js');
     const { engineHarness } = await import('../support/engine-harness.js');
     const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': 'mcp:\n  port: 0\n  tokens:\n    ops-bot: { sha256: the-raw-token, role: operator }\n' }), args: [], env: {} });
+    const { incidentResponseFromConfig } = await import('../../src/incidents/incident-response.js');
     const { engine } = engineHarness();
-    await expect(startToolServer(config, engine, new ServiceMetadata(config, newRegistry()), { tools: new ToolRegistry() })).rejects.toThrow(
+    const metadata = new ServiceMetadata(config, newRegistry());
+    await expect(startToolServer(config, engine, metadata, incidentResponseFromConfig(config, engine, metadata), { tools: new ToolRegistry() })).rejects.toThrow(
       /tool server is not started: svc\.mcp\.tokens: svc\.mcp\.tokens\.ops-bot\.sha256.* did not validate/,
     );
   });

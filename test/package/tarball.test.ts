@@ -10,7 +10,7 @@ import { ROOT } from '../support/fixture-app.js';
 import { type Packed, packList } from '../support/packed-package.js';
 
 /** The budget docs/packaging.md states and justifies. */
-const BUDGET = { packedKb: 760, unpackedKb: 2600, files: 470 };
+const BUDGET = { packedKb: 760, unpackedKb: 2600, files: 500 };
 
 /** Packed files must be one of these: the preload, compiled code and types, the example, the docs. */
 const EXPECTED_FILE = /^(README\.md|package\.json|LICENSE|register\.mjs|svc\.yml\.example|docs\/[\w-]+\.md|dist\/[\w/.-]+\.(js|d\.ts))$/;

@@ -7,9 +7,17 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
 import { PER_ADDRESS_PER_MINUTE } from '../../src/mcp/auth-failure-limiter.js';
+import { oauthOptions } from '../../src/mcp/oauth/oauth-options.js';
+import { ResourceServer } from '../../src/mcp/oauth/resource-server.js';
+import { Roles } from '../../src/mcp/roles.js';
 import { MAX_OPERATION_ROWS } from '../../src/mcp/status-page/render-page.js';
+import { MAX_FORM_BYTES } from '../../src/mcp/status-page/status-page.js';
+import { freePort } from '../support/fixture-app.js';
 import { driveIncident, mcpHarness, TOKENS } from '../support/mcp-harness.js';
+import { startIssuer } from '../support/oidc-issuer.js';
+import { tempDir } from '../support/temp-dir.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;
 afterEach(async () => {
@@ -85,6 +93,30 @@ describe('the status page', () => {
     expect((await fetch(harness.url, { method: 'POST', body: '{}' })).status).toBe(401);
   });
 
+  it('with OAuth access tokens only (svc.mcp.oauth, no static token), shows an anonymous visitor nothing, and signs a person in with an access token', async () => {
+    const reader = { id: 'on-call', secret: 'on-call-secret', scope: 'svc:read' };
+    const issuer = await startIssuer({ clients: [reader] });
+    try {
+      const port = await freePort();
+      const resource = `http://127.0.0.1:${port}/mcp`;
+      const { config } = loadConfig({ cwd: tempDir({ 'svc.yml': `mcp:\n  oauth:\n    issuer: ${issuer.url}\n    resource: ${resource}\n` }), args: [], env: {} });
+      const oauth = new ResourceServer(oauthOptions(config)!, Roles.fromConfig(config));
+      harness = await mcpHarness('', { port, tokens: false, oauth, statusPage: true });
+      driveIncident(harness);
+      const v = visitor(harness);
+      const anonymous = await v.get('/');
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.text()).not.toContain('GET /orders');
+      const { access_token: token } = await issuer.token(reader, resource);
+      expect((await v.signIn(token)).status).toBe(303);
+      const html = await (await v.get('/')).text();
+      expect(html).toContain('data-operation="GET /orders/{id}"');
+      expect(html).not.toContain('Approval requests');
+    } finally {
+      await issuer.stop();
+    }
+  });
+
   it('gives a session cookie that ends after 15 minutes, and sees what the token’s role may read', async () => {
     harness = await mcpHarness('', { statusPage: true, approverTokens: true });
     driveIncident(harness);
@@ -131,7 +163,7 @@ describe('the status page', () => {
     v.cookies.clear();
     expect((await v.post('/sign-in', { csrf, token: TOKENS.lead })).status).toBe(403);
     expect((await v.post('/sign-in', { csrf, token: TOKENS.lead }, { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await v.post('/sign-in', { csrf, token: 'x'.repeat(5000) })).status).toBe(413);
+    expect((await v.post('/sign-in', { csrf, token: 'x'.repeat(MAX_FORM_BYTES) })).status).toBe(413);
   });
 
   it('escapes what agents and the app name: an operation, a reason', async () => {

@@ -21,7 +21,7 @@ import { tempDir } from '../support/temp-dir.js';
 const OPTIONS: StateWriterOptions = { flushIntervalMs: 60_000, batchSize: 100, timeoutMs: 500, maxPending: 200, retention: { audit: 50 } };
 
 function audited(writer: StateWriter, count: number, clock = new FakeClock()): AuditTrail {
-  const audit = new AuditTrail(clock, 50);
+  const audit = new AuditTrail(clock, { maxEntries: 50 });
   audit.attachStore(writer);
   for (let i = 0; i < count; i++)
     audit.record({

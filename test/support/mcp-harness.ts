@@ -9,8 +9,10 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@open
 import { expect } from 'vitest';
 import { MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import { incidentResponseFromConfig } from '../../src/incidents/incident-response.js';
 import { Authenticator, sha256Hex } from '../../src/mcp/authenticator.js';
 import { BUILT_IN_TOOLS } from '../../src/mcp/built-in-tools.js';
+import type { ResourceServer } from '../../src/mcp/oauth/resource-server.js';
 import { Roles } from '../../src/mcp/roles.js';
 import { toolServices } from '../../src/mcp/start-tool-server.js';
 import { ToolRegistry } from '../../src/mcp/tool-registry.js';
@@ -49,6 +51,7 @@ export async function mcpHarness(
   extraYaml = '',
   serverOptions: {
     rateLimitPerMinute?: number;
+    maxConcurrentCalls?: number;
     maxBodyBytes?: number;
     port?: number;
     host?: string;
@@ -56,6 +59,7 @@ export async function mcpHarness(
     approverTokens?: boolean;
     protocol?: Protocol;
     traced?: boolean;
+    oauth?: ResourceServer;
     statusPage?: boolean;
   } = {},
 ) {
@@ -82,7 +86,7 @@ ${extraYaml}`;
   expect(config.problems).toEqual([]);
   const h = engineHarness();
   const metadata = new ServiceMetadata(config, newRegistry());
-  const services = toolServices(config, h.engine, metadata);
+  const services = toolServices(config, h.engine, metadata, incidentResponseFromConfig(config, h.engine, metadata));
   // Tool call spans, as the preload makes them: svc's scope, behind the engine's span processor.
   const spans = new InMemorySpanExporter();
   const tracer = serverOptions.traced
@@ -95,7 +99,9 @@ ${extraYaml}`;
     port: serverOptions.port ?? 0,
     maxBodyBytes: serverOptions.maxBodyBytes ?? 1_048_576,
     rateLimitPerMinute: serverOptions.rateLimitPerMinute ?? 10_000,
+    maxConcurrentCalls: serverOptions.maxConcurrentCalls ?? config.get('mcp.max-concurrent-calls'),
     authenticator: Authenticator.fromConfig(config, Roles.fromConfig(config)),
+    ...(serverOptions.oauth && { oauth: serverOptions.oauth }),
     registry,
     services,
     version: 'test',

@@ -53,9 +53,9 @@ export function pageDocument(title: string, body: Html, refreshing: boolean): st
 
 export function signInBody(csrf: string, message: string | undefined): Html {
   return html`<main class="sign-in"><h1>Sign in</h1>
-<p>This page shows what the service's agents see. Sign in with a tool server token (<code>svc.mcp.tokens</code>); you see what its role may read.</p>
+<p>This page shows what the service's agents see. Sign in with a tool server token (<code>svc.mcp.tokens</code>, or an OAuth access token where <code>svc.mcp.oauth</code> is set); you see what its role may read.</p>
 ${message ? html`<p class="notice bad" role="alert">${message}</p>` : ''}
-<form method="post" action="/sign-in"><input type="hidden" name="csrf" value="${csrf}"><label for="token">Token</label><input id="token" name="token" type="password" autocomplete="current-password" required maxlength="512"><button type="submit">Sign in</button></form></main>`;
+<form method="post" action="/sign-in"><input type="hidden" name="csrf" value="${csrf}"><label for="token">Token</label><input id="token" name="token" type="password" autocomplete="current-password" required maxlength="4096"><button type="submit">Sign in</button></form></main>`;
 }
 
 export function pageHeader(service: string, viewer: PageViewer): Html {
@@ -176,7 +176,7 @@ ${figure('budgetRemaining', s.budgetRemaining, percent(s.budgetRemaining))}${fig
     .map((s) =>
       lineChart(
         `${shownName(s.name)}: budget remaining over its ${duration(s.windowMs)} window`,
-        [{ label: 'budget remaining', values: services.engine.sloTracker.budgetCurve(s.name, BUDGET_POINTS).map((p) => p.budgetRemaining), tone: 'main' }],
+        [{ label: 'budget remaining', values: services.analysis.sloBudgetCurve(s.name, BUDGET_POINTS).map((p) => p.budgetRemaining), tone: 'main' }],
         (v) => percent(v, 1),
         1,
       ),
@@ -186,7 +186,7 @@ ${statuses.length ? html`<div class="scroll"><table><thead><tr><th scope="col">S
 }
 
 function dependenciesSection(services: ToolServices, health: ReturnType<typeof readHealth>): Html {
-  const breakers = services.engine.circuitBreakers.statuses();
+  const breakers = services.analysis.circuitBreakerStatuses();
   const replicas = health.replicas;
   return html`<section aria-labelledby="deps-h"><h2 id="deps-h">Dependencies and circuit breakers</h2>
 <div class="scroll"><table><thead><tr><th scope="col">Dependency</th><th scope="col">State</th><th scope="col">Error rate</th><th scope="col">Average</th><th scope="col">Calls (${duration(health.dependencyWindowMs)})</th></tr></thead>

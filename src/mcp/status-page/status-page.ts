@@ -22,7 +22,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RemediationRefused } from '../../incidents/remediation.js';
 import type { RateLimiter } from '../../rate-limiter.js';
 import type { AuthFailureLimiter } from '../auth-failure-limiter.js';
-import { AuthenticationError, type Authenticator } from '../authenticator.js';
+import { AuthenticationError } from '../authenticator.js';
+import { TokenRefusal } from '../oauth/token-refusal.js';
 import { readBody } from '../read-body.js';
 import type { CallerIdentity } from '../tool-definition.js';
 import type { ToolServices } from '../tool-services.js';
@@ -34,7 +35,10 @@ import { mainSection, type PageViewer, pageDocument, pageHeader, signInBody } fr
 
 export interface StatusPageOptions {
   readonly services: ToolServices;
-  readonly authenticator: Authenticator;
+  /** The tool server's: a token's identity (static, else with svc.mcp.oauth an access token's); throws AuthenticationError. */
+  readonly identify: (authorization: string) => Promise<CallerIdentity>;
+  /** The identity of a caller without a credential, where the tool server serves them (no tokens, no OAuth); else undefined. */
+  readonly anonymous: CallerIdentity | undefined;
   /** The tool server's: sign-in failures count with bearer token failures. */
   readonly authFailures: AuthFailureLimiter;
   /** The tool server's: a person's requests count against their credential's rate. */
@@ -55,9 +59,10 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-/** The largest form accepted: a token, a reason, an id and a CSRF token fit many times. */
-export const MAX_FORM_BYTES = 4096;
-const MAX_TOKEN_CHARS = 512;
+/** The largest form accepted: an OAuth access token (a JWT of a few KB) and a CSRF token fit. */
+export const MAX_FORM_BYTES = 8192;
+const MAX_TOKEN_CHARS = 4096;
+const TOKEN = new RegExp(`^\\S{1,${MAX_TOKEN_CHARS}}$`);
 const MAX_REASON_CHARS = 500;
 const APPROVAL_ID = /^APR-[A-Za-z0-9-]{1,60}$/;
 
@@ -82,14 +87,14 @@ export class StatusPage {
     if (route === 'GET /status-page.js') return send(res, 200, 'text/javascript; charset=utf-8', SCRIPT);
     const secure = 'encrypted' in req.socket && req.socket.encrypted === true;
     const session = this.sessions.find(cookieValue(req.headers.cookie, SESSION_COOKIE));
-    const caller = session?.caller ?? (this.options.authenticator.hasTokens ? undefined : this.options.authenticator.authenticate(undefined));
+    const caller = session?.caller ?? this.options.anonymous;
     const address = req.socket.remoteAddress ?? 'unknown';
     const wait = this.options.limiter.take(caller && caller.tokenAgent !== undefined ? caller.credential : `page:${address}`);
     if (wait > 0) return send(res, 429, 'text/plain; charset=utf-8', `too many requests; retry in ${wait}s`, { 'retry-after': String(wait) });
 
     if (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/sign-in')) {
       if (!caller || url.pathname === '/sign-in') return this.signInForm(res, secure, caller ? 200 : 401);
-      const viewer: PageViewer = { caller, csrf: session?.csrf, canSignIn: this.options.authenticator.hasTokens };
+      const viewer: PageViewer = { caller, csrf: session?.csrf, canSignIn: this.options.anonymous === undefined };
       const notice = noticeOf(url);
       const main = mainSection(this.options.services, viewer, notice);
       if (url.searchParams.get('fragment') === 'main') return send(res, 200, 'text/html; charset=utf-8', main.text);
@@ -97,7 +102,7 @@ export class StatusPage {
         res,
         200,
         'text/html; charset=utf-8',
-        pageDocument(`${this.options.services.engine.serviceName}: status`, html`${pageHeader(this.options.services.engine.serviceName, viewer)}${main}`, true),
+        pageDocument(`${this.options.services.analysis.serviceName}: status`, html`${pageHeader(this.options.services.analysis.serviceName, viewer)}${main}`, true),
       );
     }
     if (req.method !== 'POST') {
@@ -128,7 +133,7 @@ export class StatusPage {
     send(res, status, 'text/html; charset=utf-8', document, { 'set-cookie': setCookie(SIGN_IN_COOKIE, csrf, SESSION_TTL_MS, secure) });
   }
 
-  private signIn(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, secure: boolean, address: string) {
+  private async signIn(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, secure: boolean, address: string) {
     if (!sameSecret(form.get('csrf') ?? undefined, cookieValue(req.headers.cookie, SIGN_IN_COOKIE)))
       return this.signInForm(res, secure, 403, 'The sign-in form expired or did not come from this page; try again.');
     const wait = this.options.authFailures.wait(address);
@@ -136,10 +141,12 @@ export class StatusPage {
     const token = form.get('token') ?? '';
     let caller: CallerIdentity;
     try {
-      if (!/^\S{1,512}$/.test(token)) throw new AuthenticationError(`a token is 1 to ${MAX_TOKEN_CHARS} characters without spaces`);
-      caller = this.options.authenticator.authenticate(`Bearer ${token}`);
+      if (!TOKEN.test(token)) throw new AuthenticationError(`a token is 1 to ${MAX_TOKEN_CHARS} characters without spaces`);
+      caller = await this.options.identify(`Bearer ${token}`);
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
+      // The issuer's keys are not had yet (svc.mcp.oauth): not the person's failure.
+      if (error instanceof TokenRefusal && error.status === 503) return this.signInForm(res, secure, 503, `Not signed in: ${error.message}; try again in a few seconds.`);
       this.options.authFailures.failed(address);
       return this.signInForm(res, secure, 401, `Not signed in: ${error.message}.`);
     }
@@ -173,8 +180,8 @@ export class StatusPage {
   private refused(res: ServerResponse, session: PageSession, message: string): void {
     const { services } = this.options;
     const viewer: PageViewer = { caller: session.caller, csrf: session.csrf, canSignIn: true };
-    const body = html`${pageHeader(services.engine.serviceName, viewer)}${mainSection(services, viewer, message)}`;
-    send(res, 409, 'text/html; charset=utf-8', pageDocument(`${services.engine.serviceName}: status`, body, true));
+    const body = html`${pageHeader(services.analysis.serviceName, viewer)}${mainSection(services, viewer, message)}`;
+    send(res, 409, 'text/html; charset=utf-8', pageDocument(`${services.analysis.serviceName}: status`, body, true));
   }
 }
 

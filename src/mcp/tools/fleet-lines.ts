@@ -3,11 +3,10 @@
  * figures are, or why they are this replica's own), the REPLICAS lines and their JSON, and the
  * outlier sentence of health and incident context.
  */
-import type { HealthSummary } from '../../analysis/health-aggregator.js';
 import type { FleetSnapshot, FleetView, ReplicaInfo } from '../../fleet/fleet-view.js';
-import { type Outlier, outlierReasonText } from '../../fleet/outliers.js';
+import { type Outlier, outlierText as outlierTextOf } from '../../fleet/outliers.js';
 import { shownName } from '../bounded-output.js';
-import { isoTime, plural } from '../text-layout.js';
+import { isoTime } from '../text-layout.js';
 import { rank } from './worst-first.js';
 
 const MAX_REASON_CHARS = 200;
@@ -20,9 +19,7 @@ function ago(ms: number): string {
 
 /** `OUTLIER: POST /orders error rate 45.0% vs 0.5% on the other replicas (120 vs 230 requests)`, with how many more operations. */
 export function outlierText(outlier: Outlier): string {
-  const shown = outlier.reasons.map((r) => outlierReasonText({ ...r, operation: shownName(r.operation) }));
-  const more = outlier.operations - new Set(outlier.reasons.map((r) => r.operation)).size;
-  return `OUTLIER: ${shown.join('; ')}${more > 0 ? `; and ${plural(more, 'more operation')}` : ''}`;
+  return outlierTextOf(outlier, (name) => shownName(name));
 }
 
 /** One REPLICAS line's cells: id, own status, last seen, up since, outlier. */
@@ -56,16 +53,4 @@ export function replicaJson(r: ReplicaInfo) {
 /** `fleet` in JSON answers: whether the figures are the fleet's, and the FLEET line. */
 export function fleetJson(view: FleetView, snapshot: FleetSnapshot | undefined) {
   return { merged: snapshot !== undefined, mergedAt: snapshot ? isoTime(snapshot.mergedAt) : null, replicas: snapshot?.replicas.length ?? null, note: view.note() };
-}
-
-/** The outlier sentence of health and incident context: `Outlier replica: pod-b (OUTLIER: ...)`, one per outlier. */
-export function outlierLines(snapshot: FleetSnapshot | undefined): string[] {
-  return (snapshot?.outliers ?? []).map((o) => `replica ${shownName(o.replica)} is an outlier: ${outlierText(o).slice('OUTLIER: '.length)}`);
-}
-
-/** An outlier replica makes the fleet DEGRADED at least, and is one of its reasons. */
-export function withOutliers(summary: HealthSummary, fleet: FleetSnapshot | undefined): HealthSummary {
-  const lines = outlierLines(fleet);
-  if (lines.length === 0) return summary;
-  return { ...summary, status: summary.status === 'HEALTHY' ? 'DEGRADED' : summary.status, reasons: [...summary.reasons, ...lines] };
 }

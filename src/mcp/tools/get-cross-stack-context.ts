@@ -30,13 +30,13 @@ export const getCrossStackContext = defineTool({
   readOnly: true,
   params: { operation_name: operationName({ known: false }), page: page() },
   handler(args, { services }) {
-    const { engine } = services;
+    const { analysis } = services;
     const operation = args.operation_name;
     // An operation with an SLO but no traffic yet is known too: its SLO section still says something.
-    if (!engine.sloTracker.hasSlo(operation)) requireKnownOperation(services, operation);
-    const health = engine.health.getOperationHealth(operation);
-    const slos = engine.sloTracker
-      .statuses()
+    if (!analysis.hasSlo(operation)) requireKnownOperation(services, operation);
+    const health = analysis.operationHealth(operation);
+    const slos = analysis
+      .sloStatuses()
       .filter((s) => s.operationName === operation)
       .sort(slosWorstFirst);
     const request = { tool: 'get_cross_stack_context', maxBytes: maxOutputBytes(services), page: args.page, call: callFor('get_cross_stack_context', { operation_name: operation }) };
@@ -52,7 +52,7 @@ export const getCrossStackContext = defineTool({
         section('FRONTEND (User Experience)', frontendLines(services.frontend, view, operation)),
         section(
           'BACKEND',
-          health ? backendFields(health, services.engine.health.recentMinutes, correlatedTraces(view)) : ['No requests recorded yet.', ...fields([['Correlated traces', correlatedTraces(view)]])],
+          health ? backendFields(health, services.analysis.recentMinutes, correlatedTraces(view)) : ['No requests recorded yet.', ...fields([['Correlated traces', correlatedTraces(view)]])],
         ),
         section('SLO STATUS', shown!, 'no SLO defined for this operation'),
         section('CORRELATION', correlationLines(services.frontend, view, operation)),

@@ -25,8 +25,9 @@
  * are kept per operation, the rest counted as `other`) are paged, most frequent first:
  * `… 12 more error categories left out; call get_error_analysis with ... page=2`.
  */
+
+import type { AnalysisReads } from '../../analysis/analysis-reads.js';
 import { confidenceOf } from '../../analysis/baseline.js';
-import type { Engine } from '../../analysis/engine.js';
 import type { ErrorCategory } from '../../analysis/error-categories.js';
 import { durationText, ERROR_RATE_FLOOR, type OperationBaseline } from '../../analysis/operation-baseline.js';
 import { callFor, cutField, fieldChars, maxOutputBytes, operationLabel, pageText, shownName } from '../bounded-output.js';
@@ -52,19 +53,15 @@ export const getErrorAnalysis = defineTool({
   readOnly: true,
   params: { operation_name: operationName(), page: page() },
   handler(args, { services }) {
-    const { engine } = services;
+    const { analysis } = services;
     const operation = args.operation_name;
 
-    let requests = 0;
-    let errors = 0;
-    for (const minute of engine.health.historyOf(operation, engine.health.recentMinutes)) {
-      requests += minute.count;
-      errors += minute.errors;
-    }
-    const errorRate = requests ? errors / requests : 0;
-    const health = engine.health.getOperationHealth(operation);
+    const health = analysis.operationHealth(operation);
+    const requests = health?.requestCount ?? 0;
+    const errors = health?.errorCount ?? 0;
+    const errorRate = health?.errorRate ?? 0;
     const baseline = health?.baseline;
-    const categories = engine.errorCategories.of(operation);
+    const categories = analysis.errorCategoriesOf(operation);
     const categorized = categories.reduce((sum, c) => sum + c.count, 0);
 
     const maxBytes = maxOutputBytes(services);
@@ -72,15 +69,15 @@ export const getErrorAnalysis = defineTool({
     const head = [
       `ERROR ANALYSIS: ${operationLabel(operation)}`,
       ...fields([
-        ['Window', `last ${engine.health.recentMinutes} minutes`],
+        ['Window', `last ${analysis.recentMinutes} minutes`],
         ['Total requests', String(requests)],
         ['Error count', String(errors)],
         ['Error rate', percent(errorRate)],
-        ['Deviation', deviation(requests, errorRate, baseline, engine.health.recentMinutes)],
-        ['Baseline confidence', confidence(baseline, engine.normals.rules.minSamples)],
+        ['Deviation', deviation(requests, errorRate, baseline, analysis.recentMinutes)],
+        ['Baseline confidence', confidence(baseline, analysis.minNormalSamples)],
       ]),
     ].join('\n');
-    const suggested = `SUGGESTION: ${cutField(suggestion(engine, errors, categories[0]), fieldChars(maxBytes))}`;
+    const suggested = `SUGGESTION: ${cutField(suggestion(analysis, errors, categories[0]), fieldChars(maxBytes))}`;
     const lines = columns(
       categories.map((c) => [shownName(c.name, MAX_CATEGORY_CHARS), String(c.count), percent(c.count / categorized, 1)]),
       60,
@@ -120,12 +117,12 @@ function confidence(baseline: OperationBaseline | undefined, minSamples: number)
 }
 
 /** One remedy for the PLAN phase, from the most frequent error category. */
-function suggestion(engine: Engine, recentErrors: number, category: ErrorCategory | undefined): string {
+function suggestion(analysis: AnalysisReads, recentErrors: number, category: ErrorCategory | undefined): string {
   if (category === undefined)
     return recentErrors ? 'errors are not categorised; check dependency health (get_service_health) and recent changes.' : 'no errors recorded; nothing to remedy for errors.';
   const top = shownName(category.name, MAX_CATEGORY_CHARS);
   // Stale states (no call in the window) describe the past: not a current suspect.
-  const unwell = engine.dependencyHealth.statuses().filter((d) => d.state !== 'healthy' && !d.stale);
+  const unwell = analysis.dependencyStatuses().filter((d) => d.state !== 'healthy' && !d.stale);
   const dependencies = listSome(
     unwell.map((d) => `${shownName(d.name)} (${d.state})`),
     3,
@@ -141,7 +138,7 @@ function suggestion(engine: Engine, recentErrors: number, category: ErrorCategor
   if (top === 'unknown') return 'errors carry no error.type, exception or HTTP status; record exceptions on the spans to classify them, and check dependency health meanwhile.';
   const thrownAt = category.frame === undefined ? '' : ` thrown at ${shownName(category.frame, MAX_CATEGORY_CHARS)}`;
   const exceptions = `mostly ${category.exceptionType === undefined ? top : shownName(category.exceptionType, MAX_CATEGORY_CHARS)} exceptions${thrownAt}`;
-  const deployment = engine.changes.lastDeployment();
+  const deployment = analysis.lastDeployment();
   return deployment
     ? `${exceptions}: check the latest deployment (${cutField(deployment.description, 200)}, ${isoTime(deployment.timestamp)}) and roll it back if the errors started after it.`
     : `${exceptions}: check recent code or configuration changes for the failing path.`;

@@ -21,7 +21,7 @@ import { cutField } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { headerLine, isoTime, listSome, ms, percent, plural, withBaseline } from '../text-layout.js';
 import { textResult } from '../tool-definition.js';
-import { outlierText, withOutliers } from './fleet-lines.js';
+import { outlierText } from './fleet-lines.js';
 import { operationsWorstFirst } from './worst-first.js';
 
 const TOP_ISSUES = 5;
@@ -36,7 +36,7 @@ export const getExecutiveSummary = defineTool({
   readOnly: true,
   handler(_args, { services }) {
     const fleet = services.fleet?.current();
-    const summary = withOutliers(services.engine.healthSummary(fleet), fleet);
+    const summary = services.analysis.healthSummary(fleet);
     const elevated = summary.operations.filter((op) => op.elevated).sort(operationsWorstFirst);
     const slos = summary.slos;
     const atRisk = slos.filter((s) => s.compliance === 'AT_RISK').length;
@@ -90,7 +90,7 @@ export const getExecutiveSummary = defineTool({
         'TOP ISSUES',
         ...(issues.length ? issues : ['  none']),
         `SLO BUDGET: ${sloLine}`,
-        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last ${services.engine.health.recentMinutes} minutes${learningNote}`,
+        `OPERATIONS: ${summary.operations.length} tracked, ${requests} requests in the last ${services.analysis.recentMinutes} minutes${learningNote}`,
         ...(services.fleet ? [replicasLine(fleet), services.fleet.note()] : []),
       ].join('\n'),
     );

@@ -21,7 +21,7 @@
  * above it are this replica's own.
  */
 import type { GuardrailTrip } from '../../agentic/agent-activity.js';
-import type { Engine } from '../../analysis/engine.js';
+import type { AnalysisReads } from '../../analysis/analysis-reads.js';
 import { durationText } from '../../analysis/operation-baseline.js';
 import { PATTERN_DESCRIPTIONS } from '../../analysis/pattern-matcher.js';
 import type { FleetSnapshot } from '../../fleet/fleet-view.js';
@@ -49,7 +49,7 @@ export const getIncidentContext = defineTool({
     const maxBytes = maxOutputBytes(services);
     const request: PageRequest = { tool: 'get_incident_context', maxBytes, page: args.page, call: callFor('get_incident_context', { operation_name: operation }) };
     const { context, trips, fleet } = readIncident(services, operation);
-    const text = boundedContext(request, context, services.engine);
+    const text = boundedContext(request, context, services.analysis);
     const withTrips = trips.length ? withGuardrailTrips(text, trips, fieldChars(maxBytes)) : text;
     const replicas = services.fleet && replicasBlock(fleet, operation);
     return textResult(replicas ? `${withTrips}\n\n${replicas}` : withTrips);
@@ -81,7 +81,7 @@ function summaryOf(context: IncidentContext): string {
   return `${context.operation}: ${what}; error rate ${percent(context.errorRate)}, p50 ${context.trafficSeen ? ms(context.p50) : 'n/a'}; service ${context.serviceStatus}`;
 }
 
-function boundedContext(request: PageRequest, context: IncidentContext, engine: Engine): string {
+function boundedContext(request: PageRequest, context: IncidentContext, analysis: AnalysisReads): string {
   const chars = fieldChars(request.maxBytes);
   const base: ShownContext = {
     ...context,
@@ -95,7 +95,7 @@ function boundedContext(request: PageRequest, context: IncidentContext, engine: 
   const changes = context.changes.map((c) => ({ ...c, kind: shownName(c.kind), description: cutField(c.description, chars) }));
   const actions = context.actions.map((a) => ({ ...a, name: shownName(a.name), description: cutField(a.description, chars) }));
   const similar = context.similar.map((s) => ({ id: shownName(s.id), cause: cutField(s.cause, chars), resolution: cutField(s.resolution, chars) }));
-  const operations = affectedWorstFirst(context, engine);
+  const operations = affectedWorstFirst(context, analysis);
 
   // Lines as formatIncidentContext shows them, to size the page; inline lists are joined by two characters.
   const listings: TextListing[] = [
@@ -128,8 +128,8 @@ function boundedContext(request: PageRequest, context: IncidentContext, engine: 
 }
 
 /** The incident's operation first, then the others worst first. */
-function affectedWorstFirst(context: IncidentContext, engine: Engine): string[] {
-  const health = context.affectedOperations.filter((name) => name !== context.operation).map((name) => ({ name, health: engine.health.getOperationHealth(name) }));
+function affectedWorstFirst(context: IncidentContext, analysis: AnalysisReads): string[] {
+  const health = context.affectedOperations.filter((name) => name !== context.operation).map((name) => ({ name, health: analysis.operationHealth(name) }));
   health.sort((a, b) => (a.health && b.health ? operationsWorstFirst(a.health, b.health) : a.health ? -1 : b.health ? 1 : 0));
   return [...(context.affectedOperations.includes(context.operation) ? [context.operation] : []), ...health.map((h) => h.name)];
 }

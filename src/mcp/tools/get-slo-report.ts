@@ -49,7 +49,7 @@ export const getSloReport = defineTool({
       call: callFor('get_slo_report', { format: args.format === 'json' ? 'json' : undefined }),
     };
     const { statuses, generated, recentOf, fleet } = readSlos(services);
-    const service = services.engine.serviceName;
+    const service = services.analysis.serviceName;
     if (args.format === 'text') {
       const text = reportText(request, service, recentOf, statuses, generated);
       return textResult(fleet ? `${text}\n\n${fleet.note}` : text);

@@ -65,8 +65,8 @@ export const getTrendAnalysis = defineTool({
   readOnly: true,
   params: { operation_name: operationName(), window_minutes: WINDOW_MINUTES },
   handler(args, { services }) {
-    const { engine, metadata } = services;
-    const known = engine.health.operations();
+    const { analysis, metadata } = services;
+    const known = analysis.operationNames();
     const operation = args.operation_name;
     const windowMinutes = args.window_minutes;
     const historyMinutes = metadata.config.get<number>('limits.history-minutes');

@@ -40,7 +40,7 @@ export const verifyRemediationEffect = defineTool({
       ['Operation', scopeText(verification)],
       ['Latency delta', `${signed(verification.latencyDeltaMs, ms)} (p50 ${figure(before, before.p50, ms)} -> ${figure(after, after.p50, ms)})`],
       ['Error rate delta', `${signed(verification.errorRateDelta, rate)} (${figure(before, before.errorRate, rate)} -> ${figure(after, after.errorRate, rate)})`],
-      ['Requests before', `${before.requestCount} in the ${plural(services.engine.health.recentMinutes, 'minute')} before the action`],
+      ['Requests before', `${before.requestCount} in the ${plural(services.analysis.recentMinutes, 'minute')} before the action`],
       ['Requests since', String(after.requestCount)],
       ['Health before', verification.before.status],
       ['Health after', verification.after.status],

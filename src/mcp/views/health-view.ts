@@ -1,6 +1,6 @@
 /**
  * What get_service_health and the status page read: the service's health (the fleet's in a
- * fleet, with outlier replicas as reasons), each list worst first, the agents inside the app, the
+ * fleet, outlier replicas among its reasons), each list worst first, the agents inside the app, the
  * replicas and the state store's note. One read, laid out by the tool as text or JSON and by the
  * page as HTML.
  */
@@ -8,7 +8,7 @@ import type { AgentSummary } from '../../agentic/agent-activity.js';
 import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } from '../../analysis/health-aggregator.js';
 import type { ReplicaInfo } from '../../fleet/fleet-view.js';
 import type { ToolServices } from '../tool-services.js';
-import { fleetJson, withOutliers } from '../tools/fleet-lines.js';
+import { fleetJson } from '../tools/fleet-lines.js';
 import { storeNote } from '../tools/store-note.js';
 import { agentsWorstFirst, dependenciesWorstFirst, operationsWorstFirst, slosWorstFirst } from '../tools/worst-first.js';
 
@@ -31,18 +31,18 @@ export interface HealthView {
 }
 
 export function readHealth(services: ToolServices): HealthView {
-  const { engine } = services;
+  const { analysis } = services;
   const fleet = services.fleet?.current();
-  const summary = withOutliers(engine.healthSummary(fleet), fleet);
+  const summary = analysis.healthSummary(fleet);
   return {
     summary,
     operations: [...summary.operations].sort(operationsWorstFirst),
     dependencies: [...summary.dependencies].sort(dependenciesWorstFirst),
     slos: [...summary.slos].sort(slosWorstFirst),
     agents: [...(services.agents?.summaries() ?? [])].sort(agentsWorstFirst),
-    replicas: services.fleet && { replicas: fleet?.replicas ?? [], now: engine.clock.now() },
-    recentMinutes: engine.health.recentMinutes,
-    dependencyWindowMs: engine.dependencyHealth.windowMs,
+    replicas: services.fleet && { replicas: fleet?.replicas ?? [], now: analysis.now() },
+    recentMinutes: analysis.recentMinutes,
+    dependencyWindowMs: analysis.dependencyWindowMs,
     fleet: services.fleet && fleetJson(services.fleet, fleet),
     storeNote: storeNote(services.store?.()),
   };

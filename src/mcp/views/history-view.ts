@@ -16,6 +16,6 @@ export function readHistory(services: ToolServices, operation: string): HistoryV
   const fleet = services.fleet?.current();
   const fleetHistory = fleet && services.fleet?.historyOf(operation);
   if (fleetHistory) return { history: fleetHistory, now: fleet.mergedAt };
-  const history = services.engine.health.historyFor(operation);
-  return history && { history, now: services.engine.clock.now() };
+  const history = services.analysis.historyFor(operation);
+  return history && { history, now: services.analysis.now() };
 }

@@ -1,11 +1,11 @@
 /**
  * What get_incident_context and the status page read of an operation's incident: its complete
- * context (src/incidents/incident-context.ts), the guardrail trips of agents inside the app in
+ * context (as the incident response builds it, src/incidents/incident-context.ts), the guardrail trips of agents inside the app in
  * that operation, and the fleet's outliers. The page reads it for every open incident.
  */
 import type { GuardrailTrip } from '../../agentic/agent-activity.js';
 import type { FleetSnapshot } from '../../fleet/fleet-view.js';
-import { buildIncidentContext, type IncidentContext } from '../../incidents/incident-context.js';
+import type { IncidentContext } from '../../incidents/incident-context.js';
 import type { ToolServices } from '../tool-services.js';
 
 export interface IncidentView {
@@ -16,7 +16,7 @@ export interface IncidentView {
 }
 
 export function readIncident(services: ToolServices, operation: string): IncidentView {
-  return { context: buildIncidentContext(operation, services), trips: services.agents?.recentTrips(operation) ?? [], fleet: services.fleet?.current() };
+  return { context: services.incidentContext(operation), trips: services.agents?.recentTrips(operation) ?? [], fleet: services.fleet?.current() };
 }
 
 /** Every open incident's view, oldest first. */

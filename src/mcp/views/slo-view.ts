@@ -18,12 +18,12 @@ export interface SloView {
 }
 
 export function readSlos(services: ToolServices): SloView {
-  const { engine } = services;
+  const { analysis } = services;
   const fleet = services.fleet?.current();
   return {
-    statuses: [...(fleet ? fleet.slos : engine.sloTracker.statuses())].sort(slosWorstFirst),
-    generated: engine.clock.now(),
-    recentOf: (operation) => engine.health.getOperationHealth(operation, fleet),
+    statuses: [...(fleet ? fleet.slos : analysis.sloStatuses())].sort(slosWorstFirst),
+    generated: analysis.now(),
+    recentOf: (operation) => analysis.operationHealth(operation, fleet),
     fleet: services.fleet && fleetJson(services.fleet, fleet),
   };
 }
