@@ -14,7 +14,7 @@ import { isMainThread } from 'node:worker_threads';
 
 if (isMainThread) {
   try {
-    const { start } = await import('./dist/start.js');
+    const { start } = await import('./dist/wiring/start.js');
     const inThread = await import('import-in-the-middle/register-hooks.mjs');
     const options = { exclude: [new URL('./dist/mcp/mcp-sdk-bundle.js', import.meta.url).href] };
     if (inThread.supportsSyncHooks()) inThread.register(options);

@@ -8,13 +8,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AnalysisEngine } from '../dist/analysis/analysis-engine.js';
 import { FakeClock } from '../dist/analysis/clock.js';
-import { Engine } from '../dist/analysis/engine.js';
-import { analysisState } from '../dist/state-persistence.js';
 import { Checkpoints } from '../dist/store/checkpoints.js';
 import { RedisStore } from '../dist/store/redis-store.js';
 import { SqliteStore } from '../dist/store/sqlite-store.js';
 import { StateWriter } from '../dist/store/state-writer.js';
+import { analysisState } from '../dist/wiring/state-persistence.js';
 import { startRedisServer } from './redis-server.mjs';
 
 const OPERATIONS = 1000;
@@ -26,7 +26,7 @@ const NOW = Date.UTC(2026, 0, 1, 12, 0, 30);
 const operation = (i) => `GET /api/v1/resource-${i}/{id}`;
 
 function engineAt(clock) {
-  const engine = new Engine({ clock, anomalyDetection: { enabled: false } });
+  const engine = new AnalysisEngine({ clock, anomalyDetection: { enabled: false } });
   for (let i = 0; i < SLOS; i++) engine.sloTracker.register({ name: `slo-${i}`, operationName: operation(i), type: 'AVAILABILITY', target: 0.999, windowMs: 30 * DAY });
   return engine;
 }

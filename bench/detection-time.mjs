@@ -4,8 +4,9 @@
 // Markdown table of the seconds from the change to the first detection naming the expected pattern
 // (also its section of docs/performance.md).
 // Deterministic (seeded), so a rerun prints the same table. `npm run build && node bench/detection-time.mjs`.
+
+import { AnalysisEngine } from '../dist/analysis/analysis-engine.js';
 import { FakeClock } from '../dist/analysis/clock.js';
-import { Engine } from '../dist/analysis/engine.js';
 
 const OP = 'GET /orders/{id}';
 
@@ -23,7 +24,7 @@ function seeded(seed) {
 /** Seconds from the change to its detection (undefined: not within `limitSeconds`). */
 export function timeToDetect({ rate, factor = 1, errorRate = 0, sigma = 0.3, baseErrors = 0.005, limitSeconds = 300 }) {
   const clock = new FakeClock();
-  const engine = new Engine({ clock });
+  const engine = new AnalysisEngine({ clock });
   const expected = errorRate > baseErrors ? 'error_rate_spike' : 'latency_degradation';
   let detectedAt;
   engine.onDetection((d) => {

@@ -15,7 +15,7 @@ import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { loadConfig } from '../dist/config/load-config.js';
 import { decoratorRegistry } from '../dist/metadata/decorator-registry.js';
 import { ServiceMetadata } from '../dist/metadata/service-metadata.js';
-import { Engine } from '../dist/service-engine.js';
+import { Engine } from '../dist/wiring/service-engine.js';
 import { load, sleep, start, stop } from './paired-servers.mjs';
 import { printedSection } from './printed-section.mjs';
 

@@ -5,7 +5,7 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { FakeClock } from '../dist/analysis/clock.js';
-import { Engine } from '../dist/service-engine.js';
+import { Engine } from '../dist/wiring/service-engine.js';
 import { lognormal, seededRandom } from '../test/support/random.ts';
 
 const SPANS = 100_000;

@@ -9,7 +9,7 @@ import vm from 'node:vm';
 import { FakeClock } from '../dist/analysis/clock.js';
 import { FleetView } from '../dist/fleet/fleet-view.js';
 import { decodeMinute, decodeSummary, nextTurn, ReplicaSummarizer } from '../dist/fleet/replica-summary.js';
-import { Engine } from '../dist/service-engine.js';
+import { Engine } from '../dist/wiring/service-engine.js';
 
 const MINUTE = 60_000;
 const INTERVAL = 5000;

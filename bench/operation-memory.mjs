@@ -2,8 +2,9 @@
 // full rolling window (1000 observations) and traffic in every minute its history keeps (60 and the current one),
 // read once by a health summary as a tool call reads it (what the reads keep between calls counts too).
 // Run against the built output: `npm run build && node --expose-gc bench/operation-memory.mjs`.
+
+import { AnalysisEngine } from '../dist/analysis/analysis-engine.js';
 import { FakeClock } from '../dist/analysis/clock.js';
-import { Engine } from '../dist/analysis/engine.js';
 import { MinuteHistory } from '../dist/analysis/minute-history.js';
 import { printedSection } from './printed-section.mjs';
 
@@ -29,7 +30,7 @@ if (process.argv[2] === 'history') {
   console.log(`minute history, 61 minutes with traffic (60 whole and the current): ${perOperation(held() - before)} per operation (${histories.length} operations)`);
 } else {
   const clock = new FakeClock(0);
-  const engine = new Engine({ clock });
+  const engine = new AnalysisEngine({ clock });
   const before = held();
   for (let minute = 0; minute <= 60; minute++) {
     for (let o = 0; o < OPERATIONS; o++) for (let i = 0; i < 17; i++) engine.observe(`GET /op-${o}`, 1 + ((i * 37 + minute) % 500), i % 11 === 0);

@@ -7,7 +7,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { SloTracker } from '../dist/analysis/slo-tracker.js';
-import { Engine } from '../dist/service-engine.js';
+import { Engine } from '../dist/wiring/service-engine.js';
 import { printedSection } from './printed-section.mjs';
 
 const section = printedSection('bench/processor.mjs', 'Span processor');

@@ -4,11 +4,10 @@
  */
 import type { ChangeKind } from './analysis/change-tracker.js';
 import type { CircuitState, OpossumLike } from './analysis/circuit-breakers.js';
-import type { Engine } from './analysis/engine.js';
 import type { CustomActionDefinition } from './incidents/remediation.js';
 import type { ToolDefinition } from './mcp/tool-definition.js';
 import { type CustomToolDefinition, type CustomToolHandler, customTool } from './mcp/tool-registry.js';
-import { runtime } from './runtime.js';
+import { runtime } from './wiring/runtime.js';
 
 export { type Agent, agent, currentRun } from './agentic/agent.js';
 export { AgentMethod, type AgentMethodOptions } from './agentic/agent-method.js';
@@ -17,6 +16,7 @@ export { GUARDRAIL_EVENT } from './agentic/agent-run.js';
 export type { AgentDefaults, AgentSettings } from './agentic/agent-settings.js';
 export { type Guardrail, GuardrailError } from './agentic/guardrail-error.js';
 export { BUILT_IN_MODEL_PRICES, type ModelPrice, modelPrice, setModelPrice } from './agentic/model-prices.js';
+export type { Detection } from './analysis/analysis-engine.js';
 export { type Anomaly, AnomalyDetector } from './analysis/anomaly-detector.js';
 export { type Baseline, type BaselineProvider, type BaselineSnapshot, CompositeBaselineProvider, type Confidence, DefaultBaselineProvider, StaticBaselineProvider } from './analysis/baseline.js';
 export { type ChangeEntry, type ChangeKind, ChangeTracker } from './analysis/change-tracker.js';
@@ -24,43 +24,45 @@ export { type CircuitBreakerStatus, CircuitBreakers, type CircuitState, type Opo
 export { type Clock, FakeClock, systemClock } from './analysis/clock.js';
 export { DependencyHealth, type DependencyState, type DependencyStatus } from './analysis/dependency-health.js';
 export type { EventSeverity } from './analysis/emit-event.js';
-export type { Detection } from './analysis/engine.js';
 export { HealthAggregator, type HealthSummary, type OperationHealth, type ServiceStatus } from './analysis/health-aggregator.js';
 export type { MinuteStats } from './analysis/minute-history.js';
 export { INCIDENT_PATTERNS, type IncidentPattern, PATTERN_DESCRIPTIONS, PatternMatcher, type PatternThresholds } from './analysis/pattern-matcher.js';
 export { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
 export { type SloAlert, type SloCompliance, type SloDefinition, type SloStatus, SloTracker, type SloType } from './analysis/slo-tracker.js';
-export * as attributes from './attribute-names.js';
 export { type ConfigProblem, formatProblem, type Source, type SourceKind } from './config/config-source.js';
 export { type LoadConfigOptions, type LoadedConfig, loadConfig } from './config/load-config.js';
 export { ResolvedConfig, type ResolvedValue } from './config/resolved-config.js';
 export { envName, type KeySpec, SCHEMA } from './config/schema.js';
-export type { Consumption, Criticality, DependencyKind, Escalation, Permission, Tier } from './enums.js';
-export { ConsumptionPattern, DependencyCriticality, DependencyType, EscalationLevel, ServiceTier } from './enums.js';
 export type { AgentObservableOptions, AgentOperationOptions, DeclareConsumerOptions, DeclareDependencyOptions } from './metadata/decorator-options.js';
 export { decoratorRegistry } from './metadata/decorator-registry.js';
 export { AgentObservable, AgentOperation, DeclareConsumer, DeclareDependency, METADATA_KEYS } from './metadata/decorators.js';
 export { OperationCatalog, type OperationMetadata } from './metadata/operation-catalog.js';
 export { ServiceMetadata } from './metadata/service-metadata.js';
 export { type Consumer, type Dependency, type Topology, TopologyRegistry } from './metadata/topology-registry.js';
-export { CatalogBaselineProvider, Engine, type EngineOptions } from './service-engine.js';
-export { type StartOptions, type Svc, start } from './start.js';
+export * as attributes from './shared/attribute-names.js';
+export type { Consumption, Criticality, DependencyKind, Escalation, Permission, Tier } from './shared/enums.js';
+export { ConsumptionPattern, DependencyCriticality, DependencyType, EscalationLevel, ServiceTier } from './shared/enums.js';
+export { CatalogBaselineProvider, Engine, type EngineOptions } from './wiring/service-engine.js';
+
+import type { Engine } from './wiring/service-engine.js';
+
 export { type DeploymentInfo, deploymentFromConfig } from './telemetry/deployment-info.js';
 export { EventLog } from './telemetry/event-log.js';
 export { SvcSpanProcessor, type SvcSpanProcessorOptions } from './telemetry/span-processor.js';
+export { type StartOptions, type Svc, start } from './wiring/start.js';
 
 /** The engine of the running preload (undefined before start or with svc.enabled=false). */
 export function currentEngine(): Engine | undefined {
   return runtime().engine;
 }
 
-export { AgentError } from './agent-error.js';
 export type { CustomActionDefinition, RemediationContext } from './incidents/remediation.js';
 export { sha256Hex } from './mcp/authenticator.js';
 export { type ArgumentsOf, defineTool, type ToolParam, type ToolParams, type ToolSpec } from './mcp/define-tool.js';
 export type { CallerIdentity, ParameterDefinition, ToolContext, ToolDefinition, ToolResult } from './mcp/tool-definition.js';
 export { format, id, oneOf, operationName, page, text } from './mcp/tool-params.js';
 export { type CustomToolDefinition, type CustomToolHandler, customTool, ToolRegistry } from './mcp/tool-registry.js';
+export { AgentError } from './shared/agent-error.js';
 
 /**
  * Registers a custom MCP tool: it appears in tools/list (announced to connected agents when the

@@ -1,6 +1,6 @@
 /** Config text made safe for a terminal: escaped, cut with a note, unchanged when already safe. */
 import { describe, expect, it } from 'vitest';
-import { printable, printableValue } from '../src/printable.js';
+import { printable, printableValue } from '../src/shared/printable.js';
 
 describe('printable', () => {
   it('escapes C0 and C1 controls, bidi and zero-width format characters, line separators and lone surrogates', () => {

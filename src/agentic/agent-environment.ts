@@ -1,5 +1,5 @@
 /**
- * What agents inside the app run with, set by the composition root (src/start.ts): the running
+ * What agents inside the app run with, set by the composition root (src/wiring/start.ts): the running
  * svc's configuration (undefined while svc is not running: code's defaults apply) and the activity
  * the tools read. Global, like the other registries, so the preload and the app's copy of the API
  * meet.

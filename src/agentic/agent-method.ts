@@ -24,7 +24,7 @@
 import 'reflect-metadata';
 import { type AnyFunction, type DualDecorator, isStandardContext } from '../metadata/decorator-modes.js';
 import { transparentWrapper } from '../metadata/transparent-wrapper.js';
-import { reportError } from '../report-error.js';
+import { reportError } from '../shared/report-error.js';
 import { acceptedDefaults, invokeAgent, SettingsCache } from './agent.js';
 import { declareMethodAgent } from './agent-declarations.js';
 import type { AgentDefaults } from './agent-settings.js';

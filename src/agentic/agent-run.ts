@@ -21,8 +21,8 @@
 import { randomBytes } from 'node:crypto';
 import { type AttributeValue, type Context, context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { EmitEvent } from '../analysis/emit-event.js';
-import { AGENT, ERROR_TYPE, GEN_AI, GEN_AI_GUARDRAIL, GEN_AI_OPERATION } from '../attribute-names.js';
-import { reportError } from '../report-error.js';
+import { AGENT, ERROR_TYPE, GEN_AI, GEN_AI_GUARDRAIL, GEN_AI_OPERATION } from '../shared/attribute-names.js';
+import { reportError } from '../shared/report-error.js';
 import type { AgentActivity, AgentStats } from './agent-activity.js';
 import { keptName } from './agent-activity.js';
 import type { AgentSettings } from './agent-settings.js';

@@ -22,10 +22,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Attributes, type Context, context, INVALID_SPAN_CONTEXT, type Span, SpanKind, type Tracer, trace } from '@opentelemetry/api';
 import { getRPCMetadata } from '@opentelemetry/core';
-import { AGENT, GEN_AI, GEN_AI_OPERATION } from '../attribute-names.js';
 import { ResolvedConfig } from '../config/resolved-config.js';
 import { decoratorRegistry } from '../metadata/decorator-registry.js';
-import { reportError } from '../report-error.js';
+import { AGENT, GEN_AI, GEN_AI_OPERATION } from '../shared/attribute-names.js';
+import { reportError } from '../shared/report-error.js';
 import { EventLog } from '../telemetry/event-log.js';
 import { keptName } from './agent-activity.js';
 import { agentDeclarations, declareBuilderAgent, noteSeen } from './agent-declarations.js';

@@ -13,8 +13,8 @@
  * root; the previous runs' entries are restored in time order, within the same capacity.
  */
 
-import { fields, finite, oneOf, readAll, text } from '../record-fields.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import { fields, finite, oneOf, readAll, text } from '../shared/record-fields.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EmitEvent } from './emit-event.js';
 

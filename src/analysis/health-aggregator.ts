@@ -25,7 +25,7 @@
  * A stale dependency (no call in its window) keeps its last state on show but counts for neither.
  * The summary lists the reasons, so an agent sees why.
  */
-import type { Criticality } from '../enums.js';
+import type { Criticality } from '../shared/enums.js';
 import type { BaselineProvider } from './baseline.js';
 import { BoundedMap } from './bounded-map.js';
 import type { CircuitBreakers } from './circuit-breakers.js';
@@ -89,7 +89,7 @@ export class OperationHealth {
 /**
  * What an operation is judged against, read in one go per operation and health read: the engine
  * finds the learned parts and the cold start in its one record of the operation and the configured
- * ones in the configuration's entry (src/analysis/engine.ts), where a lookup per part cost more than
+ * ones in the configuration's entry (src/analysis/analysis-engine.ts), where a lookup per part cost more than
  * the rest of the read.
  */
 export class OperationBaselines {

@@ -13,8 +13,8 @@
  * that are not finite, or learned more than MAX_AHEAD_MS ahead of this clock, is skipped; names
  * over MAX_OPERATION_CHARS are not kept.
  */
-import { type CheckpointedState, MAX_AHEAD_MS, type StoredValue } from '../checkpointed-state.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import { type CheckpointedState, MAX_AHEAD_MS, type StoredValue } from '../shared/checkpointed-state.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 import type { Clock } from './clock.js';
 import type { NormalMemory } from './normal-memory.js';
 

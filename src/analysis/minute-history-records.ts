@@ -23,9 +23,9 @@
  * twice (the current block is written again at the next checkpoint). A record in another slot
  * than its block's (limits.history-minutes changed, another writer) is skipped and deleted.
  */
-import { type CheckpointedState, MAX_AHEAD_MS, type StoredValue } from '../checkpointed-state.js';
-import { BadRecord, countOf, fields } from '../record-fields.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import { type CheckpointedState, MAX_AHEAD_MS, type StoredValue } from '../shared/checkpointed-state.js';
+import { BadRecord, countOf, fields } from '../shared/record-fields.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 import type { Clock } from './clock.js';
 import type { HealthAggregator } from './health-aggregator.js';
 import { HISTOGRAM_BUCKETS } from './latency-histogram.js';

@@ -11,9 +11,9 @@
  * changed): it is skipped, as is one saved more than MAX_AHEAD_MS ahead of this clock. At most
  * 720 + 252 rows: under MAX_SLO_RECORD_BYTES (test/store/analysis-state.test.ts).
  */
-import { type CheckpointedState, MAX_AHEAD_MS, type StoredValue } from '../checkpointed-state.js';
-import { amountOf, BadRecord, countOf, type Fields, fields, finite, list, oneOf, text } from '../record-fields.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import { type CheckpointedState, MAX_AHEAD_MS, type StoredValue } from '../shared/checkpointed-state.js';
+import { amountOf, BadRecord, countOf, type Fields, fields, finite, list, oneOf, text } from '../shared/record-fields.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 import type { Clock } from './clock.js';
 import { DEFAULT_SLO_WINDOW_MS, type RingShape, type SloDefinition, type SloSnapshot, type SloTracker, sloRings } from './slo-tracker.js';
 

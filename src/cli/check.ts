@@ -23,9 +23,9 @@ import { agentStateCeiling, ceilingLimitsFromConfig } from '../mcp/agent-state-c
 import { configuredTokens } from '../mcp/authenticator.js';
 import { authenticationMode } from '../mcp/oauth/oauth-options.js';
 import { toolServerProblems } from '../mcp/tool-server-config.js';
-import { formatBytes } from '../memory-size.js';
 import { OperationCatalog } from '../metadata/operation-catalog.js';
-import { printable, printableValue } from '../printable.js';
+import { formatBytes } from '../shared/memory-size.js';
+import { printable, printableValue } from '../shared/printable.js';
 import { chosenInstrumentations } from '../telemetry/instrumentation-set.js';
 
 export const USAGE = `usage: svc check [--all] [--config FILE] [-Dsvc.<key>=<value> ...]

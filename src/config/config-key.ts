@@ -3,7 +3,7 @@
  * and their match against the schema's key paths (`operations.*.retryable`, `dependencies[].name`).
  */
 
-import { printableValue } from '../printable.js';
+import { printableValue } from '../shared/printable.js';
 import { didYouMean } from './did-you-mean.js';
 import { type KeySpec, SCHEMA } from './schema.js';
 

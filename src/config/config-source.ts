@@ -1,6 +1,6 @@
 /** Where a configuration value came from, and the problems found while reading the sources. */
 
-import { printable } from '../printable.js';
+import { printable } from '../shared/printable.js';
 import type { Segment } from './config-key.js';
 
 /** Highest precedence first: properties > env > file > decorator > profile > default. */

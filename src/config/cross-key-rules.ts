@@ -3,7 +3,7 @@
  * together, switch analysis off without a word or make svc hold more memory than a host expects.
  * A broken rule replaces one key's value and says so.
  */
-import { formatBytes } from '../memory-size.js';
+import { formatBytes } from '../shared/memory-size.js';
 
 export interface Correction {
   /** The key whose value is replaced. */

@@ -18,7 +18,7 @@ import {
   INSTRUMENTATION_NAMES,
   PERMISSIONS,
   TIERS,
-} from '../enums.js';
+} from '../shared/enums.js';
 import { oauthUrlType } from './oauth-url-type.js';
 import {
   booleanType,

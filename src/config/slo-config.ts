@@ -6,8 +6,8 @@
  * them from here (startup-checks.ts).
  */
 import type { SloDefinition, SloType } from '../analysis/slo-tracker.js';
-import { canonicalOperationName } from '../operation-name.js';
-import { printableValue } from '../printable.js';
+import { canonicalOperationName } from '../shared/operation-name.js';
+import { printableValue } from '../shared/printable.js';
 import { formatKey } from './config-key.js';
 import type { ConfigProblem } from './config-source.js';
 import { didYouMean } from './did-you-mean.js';

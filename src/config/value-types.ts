@@ -5,7 +5,7 @@
  * durations have a range, strings a length, lists an item count (docs/configuration.md says why
  * each key's bound is what it is).
  */
-import { printableValue } from '../printable.js';
+import { printableValue } from '../shared/printable.js';
 import { parseStoreUrl, redactedStoreUrl } from '../store/store-url.js';
 import { yaml } from './yaml.js';
 

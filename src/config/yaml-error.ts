@@ -7,7 +7,7 @@
  * sits (by indentation) under a `tokens:` key, is not shown, nor is any fix quoting its text.
  */
 import type { LineCounter, YAMLError } from 'yaml';
-import { escapeUnprintable } from '../printable.js';
+import { escapeUnprintable } from '../shared/printable.js';
 import { yaml } from './yaml.js';
 
 export interface YamlErrorReport {

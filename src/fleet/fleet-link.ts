@@ -15,8 +15,9 @@
  * - `fleet:minutes:<id>`: a hash of its minutes (minute start → operations), expiring with the
  *   history (`limits.history-minutes`) after its last publish.
  */
+
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
 import type { Clock } from '../analysis/clock.js';
-import type { Engine } from '../analysis/engine.js';
 import type { RedisStore } from '../store/redis-store.js';
 import { readFields, readKeys } from './bounded-read.js';
 import type { FleetView } from './fleet-view.js';
@@ -44,7 +45,7 @@ return out`;
 
 export interface FleetLinkOptions {
   readonly store: RedisStore;
-  readonly engine: Engine;
+  readonly engine: AnalysisEngine;
   readonly view: FleetView;
   readonly instanceId: string;
   readonly startedAt: number;

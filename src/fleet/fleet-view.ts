@@ -15,7 +15,7 @@ import type { FleetFigures } from '../analysis/health-aggregator.js';
 import { HISTOGRAM_BUCKETS, histogramPercentiles } from '../analysis/latency-histogram.js';
 import type { MinuteSummary } from '../analysis/minute-history.js';
 import { type SloCounts, type SloDefinition, type SloStatus, sloStatusFromCounts } from '../analysis/slo-tracker.js';
-import { printable } from '../printable.js';
+import { printable } from '../shared/printable.js';
 import { FleetHistory, type OperationHistory } from './fleet-history.js';
 import { findOutliers, type Outlier, outlierText } from './outliers.js';
 import { addHistogram, type OperationCounts, Pieces, type ReplicaStatus, type ReplicaSummary } from './replica-summary.js';

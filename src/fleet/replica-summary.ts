@@ -10,7 +10,7 @@
  * each, and the SLOs configured. Decoding checks every field (a histogram must hold its count of
  * requests): a malformed or oversized summary in Redis is skipped, never trusted.
  */
-import type { Engine } from '../analysis/engine.js';
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
 import { HISTOGRAM_BUCKETS } from '../analysis/latency-histogram.js';
 import type { MinuteHistory } from '../analysis/minute-history.js';
 import type { SloCounts, SloDefinition, SloType } from '../analysis/slo-tracker.js';
@@ -198,7 +198,7 @@ export class ReplicaSummarizer {
   private scannedTo: number;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: AnalysisEngine,
     private readonly id: string,
     private readonly startedAt: number,
     private readonly historyMinutes: number,

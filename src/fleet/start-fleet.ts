@@ -3,7 +3,7 @@
  * fleet view for the tools and the link that publishes and merges summaries once the store is
  * open. Other stores have no fleet: undefined.
  */
-import type { Engine } from '../analysis/engine.js';
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import type { OpenedState } from '../store/open-state.js';
 import { RedisStore } from '../store/redis-store.js';
@@ -15,7 +15,7 @@ export interface Fleet {
   readonly link: FleetLink;
 }
 
-export function startFleet(config: ResolvedConfig, engine: Engine, state: OpenedState, report: (line: string) => void): Fleet | undefined {
+export function startFleet(config: ResolvedConfig, engine: AnalysisEngine, state: OpenedState, report: (line: string) => void): Fleet | undefined {
   const store = state.writer.store;
   if (!(store instanceof RedisStore)) return undefined;
   const publishIntervalMs = config.get<number>('fleet.publish-interval');

@@ -11,9 +11,9 @@
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { gunzip } from 'node:zlib';
-import { startBoundedHttpServer } from '../bounded-http-server.js';
-import { printable } from '../printable.js';
-import { RateLimiter } from '../rate-limiter.js';
+import { startBoundedHttpServer } from '../shared/bounded-http-server.js';
+import { printable } from '../shared/printable.js';
+import { RateLimiter } from '../shared/rate-limiter.js';
 import type { FrontendTelemetry } from './frontend-telemetry.js';
 import { type DecodedSpan, decodeJsonTraces, decodeProtobufTraces, OtlpDecodeError, TooManySpansError } from './otlp-traces.js';
 

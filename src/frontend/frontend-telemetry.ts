@@ -11,7 +11,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Clock } from '../analysis/clock.js';
-import { OPERATION } from '../attribute-names.js';
+import { OPERATION } from '../shared/attribute-names.js';
 import { FRONTEND, FRONTEND_ANOMALY, FRONTEND_ANOMALY_PATTERNS, FRONTEND_EVENT, type FrontendSpanKind } from './attribute-names.js';
 import { type AttributeValue, cut, type DecodedSpan, type SpanAttributes } from './otlp-traces.js';
 import { EvictingMap, RecentRecords } from './recent-records.js';

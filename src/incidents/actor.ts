@@ -3,7 +3,7 @@
  * credential it acts under. The tool server establishes it (its `CallerIdentity`); this layer only
  * reads it, so it depends on nothing above it.
  */
-import type { Permission } from '../enums.js';
+import type { Permission } from '../shared/enums.js';
 
 export interface Actor {
   readonly agentName: string;

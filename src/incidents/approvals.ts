@@ -15,8 +15,9 @@
  * or a custom action's name) need approval whatever their definition says, and only a person
  * signed in on the status page approves or declines them; an agent's credential never does.
  */
-import { AgentError } from '../agent-error.js';
+
 import type { Clock } from '../analysis/clock.js';
+import { AgentError } from '../shared/agent-error.js';
 import type { Actor } from './actor.js';
 import { IdSequence } from './id-sequence.js';
 

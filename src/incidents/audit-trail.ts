@@ -10,9 +10,9 @@
  * each entry names the replica that ran the action, and other replicas' entries are merged in.
  */
 import type { Clock } from '../analysis/clock.js';
-import { printable } from '../printable.js';
-import { fields, finite, oneOf, optionalText, readAll, text } from '../record-fields.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import { printable } from '../shared/printable.js';
+import { fields, finite, oneOf, optionalText, readAll, text } from '../shared/record-fields.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 import { IdSequence } from './id-sequence.js';
 
 export type ApprovalState = 'not_required' | 'approved' | 'missing';

@@ -25,7 +25,7 @@
  *   and cascades, opening the breaker of an unhealthy dependency, escalation at page_oncall or
  *   above), MEDIUM otherwise.
  */
-import type { Engine } from '../analysis/engine.js';
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
 import type { OperationBaseline } from '../analysis/operation-baseline.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
@@ -109,7 +109,7 @@ const HIGH_PRIORITY: Partial<Record<IncidentPattern, readonly string[]>> = {
   thundering_herd: ['enable_fallback'],
 };
 
-export function buildIncidentContext(operation: string, services: { engine: Engine; metadata: ServiceMetadata; incidents: IncidentTracker; remediation: Remediation }): IncidentContext {
+export function buildIncidentContext(operation: string, services: { engine: AnalysisEngine; metadata: ServiceMetadata; incidents: IncidentTracker; remediation: Remediation }): IncidentContext {
   const { engine, metadata, incidents, remediation } = services;
   const incident: Incident | undefined = incidents.openIncident(operation);
   const now = engine.clock.now();

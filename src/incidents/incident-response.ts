@@ -3,7 +3,7 @@
  * tool server runs: the incident tracker (which opens incidents from the engine's detections and
  * SLO alerts), remediation with its audit trail, approvals and verifier, and shared sessions.
  */
-import type { Engine } from '../analysis/engine.js';
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
 import { Approvals } from './approvals.js';
@@ -24,7 +24,7 @@ export interface IncidentResponse {
   readonly incidentContext: (operation: string) => IncidentContext;
 }
 
-export function incidentResponseFromConfig(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata): IncidentResponse {
+export function incidentResponseFromConfig(config: ResolvedConfig, engine: AnalysisEngine, metadata: ServiceMetadata): IncidentResponse {
   const audit = new AuditTrail(engine.clock, { maxEntries: config.get('limits.max-audit-entries') });
   const verifier = new Verifier(engine, { delayMs: config.get('mcp.verification-delay') });
   const approvals = new Approvals(engine.clock, config.get('mcp.approvers'), config.get('mcp.approval-ttl'), undefined, config.get('mcp.human-approval'));

@@ -30,13 +30,13 @@
  *   holder's, and other replicas' records are merged in (`mergeRemote`): the union of what each
  *   saw, with the replicas that saw it.
  */
-import type { Detection, Engine } from '../analysis/engine.js';
+import type { AnalysisEngine, Detection } from '../analysis/analysis-engine.js';
 import type { IncidentPattern } from '../analysis/pattern-matcher.js';
 import { INCIDENT_PATTERNS } from '../analysis/patterns/pattern-detector.js';
 import type { SloAlert } from '../analysis/slo-tracker.js';
-import type { Tier } from '../enums.js';
-import { fields, finite, list, oneOf, optionalText, readAll, text } from '../record-fields.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import type { Tier } from '../shared/enums.js';
+import { fields, finite, list, oneOf, optionalText, readAll, text } from '../shared/record-fields.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 import { IdSequence } from './id-sequence.js';
 import { CAUSE_DEFAULTS, type RankedCause, rankedCause } from './incident-cause.js';
 
@@ -236,7 +236,7 @@ export class IncidentTracker {
   readonly changeWindowMs: number;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: AnalysisEngine,
     private readonly options: IncidentTrackerOptions,
   ) {
     this.resolveAfterMs = options.resolveAfterMs ?? 120_000;

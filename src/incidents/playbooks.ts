@@ -11,10 +11,10 @@
  * (get_error_analysis), `deployment.age_minutes` (WHAT CHANGED), `heap.slope_mb_per_minute`.
  */
 
-import { AgentError } from '../agent-error.js';
 import { INCIDENT_PATTERNS, type IncidentPattern } from '../analysis/pattern-matcher.js';
 import { didYouMean } from '../config/did-you-mean.js';
-import { printable } from '../printable.js';
+import { AgentError } from '../shared/agent-error.js';
+import { printable } from '../shared/printable.js';
 import { BUILT_IN_ACTIONS, type BuiltInActionKind } from './remediation-kinds.js';
 
 export type PlaybookStepKind = 'CHECK' | 'DECISION' | 'ACTION';

@@ -23,12 +23,12 @@
  * replicas (`applyFromFleet`), which do not audit it again.
  */
 
-import { AgentError } from '../agent-error.js';
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
 import type { ChangeTarget } from '../analysis/change-tracker.js';
-import type { Engine } from '../analysis/engine.js';
-import { canonicalOperationName } from '../operation-name.js';
-import { printable } from '../printable.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import { AgentError } from '../shared/agent-error.js';
+import { canonicalOperationName } from '../shared/operation-name.js';
+import { printable } from '../shared/printable.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 import type { Actor } from './actor.js';
 import { APPROVE_PREFIX, ApprovalError, type Approvals, DECLINE_PREFIX } from './approvals.js';
 import type { AuditEntry, AuditTrail } from './audit-trail.js';
@@ -113,7 +113,7 @@ export class Remediation {
   onFleetAction: ((action: FleetRemediation) => void) | undefined;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: AnalysisEngine,
     private readonly audit: AuditTrail,
     private readonly verifier: Verifier,
     readonly approvals: Approvals,

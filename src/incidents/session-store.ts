@@ -13,11 +13,12 @@
  * entry is added; previous runs' sessions are restored before this run's, within the same bounds.
  * In a fleet (docs/state.md, Fleet) other replicas' sessions are merged in (`mergeRemote`).
  */
-import { AgentError } from '../agent-error.js';
+
 import type { Clock } from '../analysis/clock.js';
-import { recordBytes } from '../memory-size.js';
-import { fields, finite, list, oneOf, readAll, text } from '../record-fields.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import { AgentError } from '../shared/agent-error.js';
+import { recordBytes } from '../shared/memory-size.js';
+import { fields, finite, list, oneOf, readAll, text } from '../shared/record-fields.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 import type { IncidentSource } from './external-incident-id.js';
 import { IdSequence } from './id-sequence.js';
 

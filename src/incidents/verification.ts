@@ -15,12 +15,12 @@
  * Persisted (docs/state.md) as the `verifications` collection: the action, its operation and the
  * before-snapshot. After a restart the traffic "since" is collected from the restart on.
  */
-import type { Engine } from '../analysis/engine.js';
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
 import type { ServiceStatus } from '../analysis/health-aggregator.js';
 import { histogramPercentiles } from '../analysis/latency-histogram.js';
 import { RollingWindow } from '../analysis/rolling-window.js';
-import { fields, finite, list, oneOf, optionalText, readAll, text } from '../record-fields.js';
-import { NO_SINK, type StateSink } from '../state-sink.js';
+import { fields, finite, list, oneOf, optionalText, readAll, text } from '../shared/record-fields.js';
+import { NO_SINK, type StateSink } from '../shared/state-sink.js';
 
 export const VERIFICATIONS_COLLECTION = 'verifications';
 
@@ -75,7 +75,7 @@ export class Verifier {
   readonly delayMs: number;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: AnalysisEngine,
     options: { readonly delayMs?: number } = {},
   ) {
     this.delayMs = options.delayMs ?? 30_000;

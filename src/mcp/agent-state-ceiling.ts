@@ -13,8 +13,8 @@ import type { ResolvedConfig } from '../config/resolved-config.js';
 import { MAX_REQUESTS_PER_CREDENTIAL } from '../incidents/approvals.js';
 import { MAX_DETAIL_LENGTH } from '../incidents/audit-trail.js';
 import { MAX_PENDING, SAMPLES_SINCE } from '../incidents/verification.js';
-import { formatBytes, recordBytes } from '../memory-size.js';
-import { MAX_CALLERS } from '../rate-limiter.js';
+import { formatBytes, recordBytes } from '../shared/memory-size.js';
+import { MAX_CALLERS } from '../shared/rate-limiter.js';
 import { MAX_KNOWN_GOOD } from './auth-failure-limiter.js';
 import { INPUT_LIMITS, STORED_AGENT_NAME } from './input-limits.js';
 

@@ -9,7 +9,7 @@
  * while the budget is spent, as their requests are not evaluated. A guesser on an agent's own
  * address uses up that address's budget, and the agent waits with it.
  */
-import { RateLimiter } from '../rate-limiter.js';
+import { RateLimiter } from '../shared/rate-limiter.js';
 
 export const PER_ADDRESS_PER_MINUTE = 10;
 export const GLOBAL_PER_MINUTE = 60;

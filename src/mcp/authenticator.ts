@@ -7,11 +7,11 @@
  * may name the agent and lower the role, never raise it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AgentError } from '../agent-error.js';
 import { formatKey } from '../config/config-key.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
-import { hasControlCharacters, printable } from '../printable.js';
+import { AgentError } from '../shared/agent-error.js';
+import { hasControlCharacters, printable } from '../shared/printable.js';
 import { INPUT_LIMITS, tooLong } from './input-limits.js';
 import type { Roles } from './roles.js';
 import { ANONYMOUS_CREDENTIAL, type CallerIdentity } from './tool-definition.js';

@@ -17,8 +17,8 @@
  *   marker; structured content beyond it is left out with a note in the text.
  */
 
-import { INFERRED_ROUTE, isInferredOperationName } from '../operation-name.js';
-import { escapeUnprintable, hasControlCharacters } from '../printable.js';
+import { INFERRED_ROUTE, isInferredOperationName } from '../shared/operation-name.js';
+import { escapeUnprintable, hasControlCharacters } from '../shared/printable.js';
 import { STORED_AGENT_NAME } from './input-limits.js';
 import { builtLines, type Lines } from './text-layout.js';
 import { ToolError, type ToolResult } from './tool-definition.js';

@@ -20,8 +20,8 @@
  *   handler: ({ queue, format }) => (format === 'json' ? { text: `${depth(queue)}`, structured: { depth: depth(queue) } } : `${depth(queue)} jobs`),
  * });
  */
-import { PERMISSIONS, type Permission } from '../enums.js';
-import { printable } from '../printable.js';
+import { PERMISSIONS, type Permission } from '../shared/enums.js';
+import { printable } from '../shared/printable.js';
 import { INPUT_LIMITS, tooLong } from './input-limits.js';
 import { type ParameterDefinition, type ToolContext, type ToolDefinition, ToolError, type ToolResult } from './tool-definition.js';
 

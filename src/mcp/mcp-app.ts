@@ -16,7 +16,7 @@
  *
  * Reading the resource needs READ, as the tools it shows do.
  */
-import { AgentError } from '../agent-error.js';
+import { AgentError } from '../shared/agent-error.js';
 import type { CallerIdentity } from './tool-definition.js';
 
 export const MCP_APP_EXTENSION = 'io.modelcontextprotocol/ui';

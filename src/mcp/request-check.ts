@@ -3,7 +3,7 @@
  * fail its schema with -32603 (internal error) and a dump of the schema; a malformed request is
  * the caller's error, -32602 (invalid params), told in one line.
  */
-import { printable } from '../printable.js';
+import { printable } from '../shared/printable.js';
 
 export const INVALID_PARAMS = -32602;
 export const INVALID_REQUEST = -32600;

@@ -3,7 +3,7 @@
  * `svc.agent-roles.<role>`. Permissions are READ, DIAGNOSE, REMEDIATE and ADMIN.
  */
 import type { ResolvedConfig } from '../config/resolved-config.js';
-import type { Permission } from '../enums.js';
+import type { Permission } from '../shared/enums.js';
 
 export const BUILT_IN_ROLES: Readonly<Record<string, readonly Permission[]>> = {
   observer: ['READ'],

@@ -1,19 +1,19 @@
 /**
  * Assembles and starts the tool server from configuration: roles, tokens, and the built-in tools
  * beside the app's custom ones, over the analysis and the incident response the composition root
- * (src/start.ts) built. What belongs to the process (the tool registry, the agents' activity, the
+ * (src/wiring/start.ts) built. What belongs to the process (the tool registry, the agents' activity, the
  * ports svc serves) comes from the composition root as a ToolServerHost. The URL goes to stderr, as the port may be ephemeral.
  */
 import { readFileSync } from 'node:fs';
 import type { Tracer } from '@opentelemetry/api';
 import type { AgentActivity } from '../agentic/agent-activity.js';
-import type { Engine } from '../analysis/engine.js';
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import type { FleetView } from '../fleet/fleet-view.js';
 import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import type { IncidentResponse } from '../incidents/incident-response.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
-import { reportError } from '../report-error.js';
+import { reportError } from '../shared/report-error.js';
 import type { StoreStatus } from '../store/state-writer.js';
 import { Authenticator } from './authenticator.js';
 import { BUILT_IN_TOOLS } from './built-in-tools.js';
@@ -51,7 +51,7 @@ export interface ToolServerHost {
 /** The services tools act on: the analysis, the metadata and what responds to incidents, with what the process adds. */
 export function toolServices(
   config: ResolvedConfig,
-  engine: Engine,
+  engine: AnalysisEngine,
   metadata: ServiceMetadata,
   response: IncidentResponse,
   host: Pick<ToolServerHost, 'agents' | 'frontend' | 'store' | 'fleet'> = {},
@@ -69,7 +69,7 @@ export function toolServices(
   };
 }
 
-export async function startToolServer(config: ResolvedConfig, engine: Engine, metadata: ServiceMetadata, response: IncidentResponse, host: ToolServerHost): Promise<ToolServer> {
+export async function startToolServer(config: ResolvedConfig, engine: AnalysisEngine, metadata: ServiceMetadata, response: IncidentResponse, host: ToolServerHost): Promise<ToolServer> {
   // The same check as start-up's and svc check's: a refused setting never reaches the constructors.
   const refused = toolServerProblems(config).filter((p) => p.level === 'error');
   if (refused.length) throw new ToolServerError(`the tool server is not started: ${refused.map((p) => `${p.key}: ${p.message.replace(`; ${NOT_STARTED}`, '')}`).join('; ')}`);

@@ -17,8 +17,8 @@
  */
 import { type Attributes, context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { ERROR_TYPE, GEN_AI, GEN_AI_OPERATION, MCP, MCP_CALL } from '../attribute-names.js';
-import { printable } from '../printable.js';
+import { ERROR_TYPE, GEN_AI, GEN_AI_OPERATION, MCP, MCP_CALL } from '../shared/attribute-names.js';
+import { printable } from '../shared/printable.js';
 import type { CallerIdentity } from './tool-definition.js';
 
 /** What the server knows about a tools/call before running it. */

@@ -5,9 +5,10 @@
  * app's custom tools share this shape; the tool server lists them, checks permission at call
  * time and runs the handler.
  */
-import { AgentError } from '../agent-error.js';
-import type { Permission } from '../enums.js';
+
 import type { Actor } from '../incidents/actor.js';
+import { AgentError } from '../shared/agent-error.js';
+import type { Permission } from '../shared/enums.js';
 import type { ToolServices } from './tool-services.js';
 
 /** A parameter as tools/list shows it. Every tool argument is a string (spec). */

@@ -8,7 +8,7 @@
  * params: { operation_name: operationName(), format: format(), page: page(), note: text('Free text', { maxLength: 200 }) }
  */
 import { didYouMean } from '../config/did-you-mean.js';
-import { canonicalOperationName } from '../operation-name.js';
+import { canonicalOperationName } from '../shared/operation-name.js';
 import { PAGE, pageArgument, shownName } from './bounded-output.js';
 import type { ToolParam } from './define-tool.js';
 import { INPUT_LIMITS } from './input-limits.js';

@@ -3,7 +3,7 @@
  * (src/mcp/define-tool.ts). A duplicate name is refused at registration; listeners hear about
  * every change (the server then tells agents that the tool list changed).
  */
-import type { Permission } from '../enums.js';
+import type { Permission } from '../shared/enums.js';
 import { defineTool, definitionProblem, type ToolParam, type ToolParams } from './define-tool.js';
 import type { ToolContext, ToolDefinition, ToolResult } from './tool-definition.js';
 import { text } from './tool-params.js';

@@ -1,12 +1,12 @@
 /**
  * What in the configuration keeps the MCP tool server from starting, found before anything is
- * bound: start-up (src/start.ts) and `svc check` both call `toolServerProblems`, and the
+ * bound: start-up (src/wiring/start.ts) and `svc check` both call `toolServerProblems`, and the
  * Authenticator and ToolServer constructors refuse the same cases with the same functions, so the
  * check can never pass what start-up refuses.
  */
 import type { ConfigProblem } from '../config/config-source.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
-import { printableValue } from '../printable.js';
+import { printableValue } from '../shared/printable.js';
 import { configuredTokens, credentialProblems } from './authenticator.js';
 import { oauthProblems } from './oauth/oauth-options.js';
 import { Roles } from './roles.js';

@@ -30,12 +30,12 @@ import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node
 import { isIP } from 'node:net';
 import type { AuthInfo, CacheHint, CallToolResult, McpHttpHandler, Server, ServerContext, Tool, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Tracer } from '@opentelemetry/api';
-import { AgentError } from '../agent-error.js';
-import { startBoundedHttpServer } from '../bounded-http-server.js';
 import { didYouMean } from '../config/did-you-mean.js';
-import { printable } from '../printable.js';
-import { RateLimiter } from '../rate-limiter.js';
-import { reportError } from '../report-error.js';
+import { AgentError } from '../shared/agent-error.js';
+import { startBoundedHttpServer } from '../shared/bounded-http-server.js';
+import { printable } from '../shared/printable.js';
+import { RateLimiter } from '../shared/rate-limiter.js';
+import { reportError } from '../shared/report-error.js';
 import { AuthFailureLimiter } from './auth-failure-limiter.js';
 import { AuthenticationError, type Authenticator, bearerTokenOf, UnknownTokenError } from './authenticator.js';
 import { boundToolResult, cutText, maxOutputBytes } from './bounded-output.js';

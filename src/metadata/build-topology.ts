@@ -8,7 +8,7 @@ import type { ConfigProblem, Source } from '../config/config-source.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { keySpec } from '../config/schema.js';
 import { ValueError } from '../config/value-types.js';
-import type { Tier } from '../enums.js';
+import type { Tier } from '../shared/enums.js';
 import type { DecoratorRegistry } from './decorator-registry.js';
 import { type Consumer, type Dependency, TopologyRegistry } from './topology-registry.js';
 

@@ -1,5 +1,5 @@
 /** Parameters of the decorators, with the spec's annotation defaults noted per field. */
-import type { ConsumptionPattern, DependencyCriticality, DependencyType, EscalationLevel, ServiceTier } from '../enums.js';
+import type { ConsumptionPattern, DependencyCriticality, DependencyType, EscalationLevel, ServiceTier } from '../shared/enums.js';
 
 export interface AgentObservableOptions {
   /** Default: the application name (`OTEL_SERVICE_NAME`, else package.json `name`). */

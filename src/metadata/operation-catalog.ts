@@ -7,8 +7,8 @@
 import type { ConfigProblem, Source } from '../config/config-source.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
 import { integerType, ValueError } from '../config/value-types.js';
-import type { Escalation } from '../enums.js';
-import { canonicalOperationName } from '../operation-name.js';
+import type { Escalation } from '../shared/enums.js';
+import { canonicalOperationName } from '../shared/operation-name.js';
 import { decoratorValue } from './build-topology.js';
 import type { AgentOperationOptions } from './decorator-options.js';
 import type { DecoratorRegistry } from './decorator-registry.js';

@@ -7,7 +7,7 @@
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { getRPCMetadata } from '@opentelemetry/core';
-import { reportError } from '../report-error.js';
+import { reportError } from '../shared/report-error.js';
 
 const TRACER_NAME = '@svc/register';
 const WEB_OPERATION = /^[A-Z]+ \//;

@@ -3,7 +3,7 @@
  * Filled from configuration and decorators by `buildTopology`, or by hand when svc is assembled
  * without the preload.
  */
-import type { Consumption, Criticality, DependencyKind, Tier } from '../enums.js';
+import type { Consumption, Criticality, DependencyKind, Tier } from '../shared/enums.js';
 
 export interface Topology {
   readonly service: string;

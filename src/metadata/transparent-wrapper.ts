@@ -7,7 +7,7 @@
  * the method has one (a generator method): give a wrapper written as a method (`{ m() {} }.m`).
  */
 import 'reflect-metadata';
-import { reportError } from '../report-error.js';
+import { reportError } from '../shared/report-error.js';
 import type { AnyFunction } from './decorator-modes.js';
 
 /** `wrapper` made to look like `method`; `method` itself (reported once) when that fails: a wrapper a framework could tell apart is worse than none. */

@@ -1,5 +1,5 @@
 /**
- * Checkpoints of the state that changes on every request (src/checkpointed-state.ts; docs/state.md,
+ * Checkpoints of the state that changes on every request (src/shared/checkpointed-state.ts; docs/state.md,
  * "Analysis state"): every `intervalMs` (an unref'd timer) and when the state store closes, each
  * part puts the records that changed since the last checkpoint to the state writer, which writes
  * them in its batches.
@@ -15,8 +15,8 @@
  * its own like a restart's and deletes. The owners are looked at again `takeAgainMs` after the
  * restore (a predecessor still counted as live at the start). A single process has no owner.
  */
-import type { CheckpointedState, StoredValue } from '../checkpointed-state.js';
-import type { StateSink } from '../state-sink.js';
+import type { CheckpointedState, StoredValue } from '../shared/checkpointed-state.js';
+import type { StateSink } from '../shared/state-sink.js';
 import type { StateWriter } from './state-writer.js';
 
 export interface CheckpointOptions {

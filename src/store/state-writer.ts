@@ -9,8 +9,8 @@
  * `maxPending` writes wait; beyond that the oldest are dropped and counted per collection.
  * Each collection keeps at most its retention count in the store (the same bounds as in memory).
  */
-import { printable } from '../printable.js';
-import type { StateSink } from '../state-sink.js';
+import { printable } from '../shared/printable.js';
+import type { StateSink } from '../shared/state-sink.js';
 import type { Mutation, StateStore } from './state-store.js';
 
 /** How soon a change of a `prompt` collection is written: changes made together still go in one batch. */

@@ -6,8 +6,8 @@
  * attributes (host:port for plain HTTP), tracked up to `limits.max-dependencies`.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { DEPENDENCY, SEMCONV } from '../attribute-names.js';
 import type { Dependency } from '../metadata/topology-registry.js';
+import { DEPENDENCY, SEMCONV } from '../shared/attribute-names.js';
 
 export interface MatchedDependency {
   readonly name: string;

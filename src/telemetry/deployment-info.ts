@@ -8,8 +8,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Attributes } from '@opentelemetry/api';
-import { DEPLOYMENT, RESOURCE } from '../attribute-names.js';
 import type { ResolvedConfig } from '../config/resolved-config.js';
+import { DEPLOYMENT, RESOURCE } from '../shared/attribute-names.js';
 import type { EventLog } from './event-log.js';
 
 export interface DeploymentInfo {

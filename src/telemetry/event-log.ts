@@ -4,8 +4,8 @@
  */
 import { type AnyValue, type Logger, logs, SeverityNumber } from '@opentelemetry/api';
 import type { EventSeverity } from '../analysis/emit-event.js';
-import { EVENT_NAME } from '../attribute-names.js';
-import { reportError } from '../report-error.js';
+import { EVENT_NAME } from '../shared/attribute-names.js';
+import { reportError } from '../shared/report-error.js';
 
 const SEVERITY_NUMBER: Record<EventSeverity, SeverityNumber> = {
   INFO: SeverityNumber.INFO,

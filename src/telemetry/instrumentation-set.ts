@@ -16,7 +16,7 @@
  */
 import * as nodeModule from 'node:module';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
-import { INSTRUMENTATION_NAMES, type InstrumentationName } from '../enums.js';
+import { INSTRUMENTATION_NAMES, type InstrumentationName } from '../shared/enums.js';
 import { ExpressExceptionInstrumentation } from './express-exceptions.js';
 import { loadPackage } from './load-package.js';
 

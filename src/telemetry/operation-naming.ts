@@ -1,6 +1,6 @@
 /**
  * Names the operation of a server span (docs/telemetry.md "Operation names"), always in the
- * canonical `{name}` spelling (src/operation-name.ts):
+ * canonical `{name}` spelling (src/shared/operation-name.ts):
  * 1. `<METHOD> <http.route>`, the route the framework matched. A route that names only the end
  *    of the path (Hapi's plugin routes omit their prefix) gets the path's leading segments.
  * 2. Without a route, the configured or declared operation whose template (`GET /orders/{id}` or
@@ -10,8 +10,8 @@
  * Names of routes are cached per method and route, so the common case allocates nothing.
  */
 import type { Attributes } from '@opentelemetry/api';
-import { SEMCONV } from '../attribute-names.js';
-import { canonicalOperationName, canonicalPath, unmatchedOperationName } from '../operation-name.js';
+import { SEMCONV } from '../shared/attribute-names.js';
+import { canonicalOperationName, canonicalPath, unmatchedOperationName } from '../shared/operation-name.js';
 import type { RouteInference } from './route-inference.js';
 
 const OPERATION_NAME = /^([A-Z_]+) (\/\S*)$/;

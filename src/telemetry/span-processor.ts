@@ -15,10 +15,10 @@
  */
 import { type Attributes, type Context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
-import { BASELINE, MCP_INSTRUMENTATION_SCOPE, OPERATION } from '../attribute-names.js';
 import type { OperationMetadata } from '../metadata/operation-catalog.js';
 import type { ServiceMetadata } from '../metadata/service-metadata.js';
-import { reportError } from '../report-error.js';
+import { BASELINE, MCP_INSTRUMENTATION_SCOPE, OPERATION } from '../shared/attribute-names.js';
+import { reportError } from '../shared/report-error.js';
 import { DependencyMatcher } from './dependency-matcher.js';
 import { OperationNamer } from './operation-naming.js';
 import { operationNamed } from './operation-of-trip.js';

@@ -12,7 +12,7 @@
  * dropped item, never per delivered span or log record.
  */
 import type { Clock } from '../analysis/clock.js';
-import { printable } from '../printable.js';
+import { printable } from '../shared/printable.js';
 
 export type TelemetrySignal = 'traces' | 'logs';
 

@@ -9,8 +9,8 @@
  */
 import type { AttributeValue } from '@opentelemetry/api';
 import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
-import { RESOURCE } from '../attribute-names.js';
 import type { TopologyRegistry } from '../metadata/topology-registry.js';
+import { RESOURCE } from '../shared/attribute-names.js';
 
 type Value = AttributeValue | undefined;
 

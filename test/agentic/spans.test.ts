@@ -8,7 +8,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { agent, currentRun } from '../../src/agentic/agent.js';
-import { AGENT, GEN_AI, GEN_AI_OPERATION } from '../../src/attribute-names.js';
+import { AGENT, GEN_AI, GEN_AI_OPERATION } from '../../src/shared/attribute-names.js';
 import { otelHarness, parentId, spanId } from './otel-harness.js';
 
 const otel = otelHarness();

@@ -11,7 +11,7 @@ import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { SloTracker } from '../../src/analysis/slo-tracker.js';
-import { Engine } from '../../src/service-engine.js';
+import { Engine } from '../../src/wiring/service-engine.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -4,8 +4,8 @@
  * quiet. Fake clock, seeded lognormal traffic, ten minutes of normal traffic before each change.
  */
 import { describe, expect, it } from 'vitest';
+import { AnalysisEngine } from '../../src/analysis/analysis-engine.js';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/analysis/engine.js';
 import type { IncidentPattern } from '../../src/analysis/pattern-matcher.js';
 import { lognormal, seededRandom } from '../support/random.js';
 
@@ -21,7 +21,7 @@ interface Change {
 /** Seconds from the change to the first detection naming `pattern` (and whether it was an outage), or undefined within 5 minutes. */
 function detect({ rate, factor = 1, errorRate = 0, sigma = 0.3 }: Change, pattern: IncidentPattern) {
   const clock = new FakeClock();
-  const engine = new Engine({ clock });
+  const engine = new AnalysisEngine({ clock });
   const found: { at: number; outage: boolean }[] = [];
   engine.onDetection((d) => d.patterns.includes(pattern) && found.push({ at: d.timestamp, outage: d.outage }));
   const random = seededRandom(rate * 7 + factor);

@@ -11,7 +11,7 @@ import { PatternMatcher } from '../../src/analysis/pattern-matcher.js';
 import { RollingBaselineProvider } from '../../src/analysis/rolling-baseline-provider.js';
 import { SloTracker } from '../../src/analysis/slo-tracker.js';
 import { TopologyRegistry } from '../../src/metadata/topology-registry.js';
-import { Engine } from '../../src/service-engine.js';
+import { Engine } from '../../src/wiring/service-engine.js';
 import { engineHarness } from '../support/engine-harness.js';
 
 describe('Engine assembled without the preload', () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
-import { Engine } from '../../src/service-engine.js';
+import { Engine } from '../../src/wiring/service-engine.js';
 import { newRegistry } from '../support/registry.js';
 import { tempDir } from '../support/temp-dir.js';
 

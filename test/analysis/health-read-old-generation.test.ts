@@ -24,9 +24,9 @@ function oldGenerationPerRead(mode: Mode): number {
   const script = `
     import v8 from 'node:v8';
     import { PerformanceObserver } from 'node:perf_hooks';
-    const { Engine } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/analysis/engine.js')).href)});
+    const { AnalysisEngine } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/analysis/analysis-engine.js')).href)});
     let now = 1_800_000_000_000;
-    const engine = new Engine({ clock: { now: () => now } });
+    const engine = new AnalysisEngine({ clock: { now: () => now } });
     const names = Array.from({ length: 500 }, (_, i) => 'GET /items-' + i + '/{id}');
     for (const name of names) for (let r = 0; r < 40; r++) engine.observe(name, 5 + ((r * 7) % 30), r % 20 === 0);
     now += 31_000;

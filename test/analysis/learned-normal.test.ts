@@ -4,8 +4,8 @@
  * and steady through a day's swing in traffic. Fake clock and seeded traffic throughout.
  */
 import { describe, expect, it } from 'vitest';
+import { AnalysisEngine } from '../../src/analysis/analysis-engine.js';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/analysis/engine.js';
 import { readNormalRecord } from '../../src/analysis/normal-memory.js';
 import { lognormal, seededRandom } from '../support/random.js';
 
@@ -14,7 +14,7 @@ const HOUR = 3_600_000;
 
 function setup(options: { acceptAfterMs?: number; seed?: number } = {}) {
   const clock = new FakeClock();
-  const engine = new Engine({ clock, acceptAfterMs: options.acceptAfterMs });
+  const engine = new AnalysisEngine({ clock, acceptAfterMs: options.acceptAfterMs });
   const latency = lognormal(seededRandom(options.seed ?? 3), 1, 0.3);
   const detections: { at: number; patterns: readonly string[] }[] = [];
   engine.onDetection((d) => detections.push({ at: d.timestamp, patterns: d.patterns }));
@@ -140,7 +140,7 @@ describe('the learned normal', () => {
 
     const next = setup();
     next.clock.set(first.clock.now() + 60_000);
-    const restarted = new Engine({ clock: next.clock });
+    const restarted = new AnalysisEngine({ clock: next.clock });
     const detections: number[] = [];
     restarted.onDetection((d) => d.patterns.includes('latency_degradation') && detections.push(d.timestamp));
     expect(restarted.normals.restore([{ key: OP, value: stored }])).toBe(0);
@@ -159,7 +159,7 @@ describe('the learned normal', () => {
     const first = setup();
     first.drive(60, 100, 2);
     const [record] = first.engine.normals.takeChanged();
-    const restarted = new Engine({ clock: first.clock });
+    const restarted = new AnalysisEngine({ clock: first.clock });
     expect(restarted.normals.restore([{ key: OP, value: JSON.parse(JSON.stringify(record!.value)) }])).toBe(0);
     const baseline = restarted.baselinesOf(OP).baseline!;
     expect(baseline.p50Source).toBe('learned');

@@ -272,7 +272,7 @@ describe('cold start', () => {
 
 describe('rule 9: expected-error-rate -1', () => {
   it('turns off error-rate spike detection for that operation only; an outage is still one', async () => {
-    const { Engine } = await import('../../src/service-engine.js');
+    const { Engine } = await import('../../src/wiring/service-engine.js');
     const { FakeClock } = await import('../../src/analysis/clock.js');
     const { loadConfig } = await import('../../src/config/load-config.js');
     const { ServiceMetadata } = await import('../../src/metadata/service-metadata.js');

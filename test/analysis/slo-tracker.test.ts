@@ -3,8 +3,8 @@
  * and weeks: budget, burn rates, insufficient data, the fast-burn page, alert crossings.
  */
 import { describe, expect, it } from 'vitest';
+import { AnalysisEngine } from '../../src/analysis/analysis-engine.js';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/analysis/engine.js';
 import { type SloAlert, type SloDefinition, SloTracker } from '../../src/analysis/slo-tracker.js';
 
 const OP = 'GET /orders';
@@ -46,7 +46,7 @@ describe('SloTracker', () => {
 
   it("leaves the service's status alone after a fresh process's first failure", () => {
     const clock = new FakeClock();
-    const engine = new Engine({ clock });
+    const engine = new AnalysisEngine({ clock });
     engine.sloTracker.register({ name: 'availability', operationName: OP, type: 'AVAILABILITY', target: 0.999 });
     const alerts: SloAlert[] = [];
     engine.onSloAlert((a) => alerts.push(a));
@@ -92,7 +92,7 @@ describe('SloTracker', () => {
 
   it('reaches the CRITICAL tier within the fast-burn time in a 100% outage (52 s for 99.9%); the service is CRITICAL sooner, as an outage', () => {
     const clock = new FakeClock();
-    const engine = new Engine({ clock });
+    const engine = new AnalysisEngine({ clock });
     engine.sloTracker.register({ name: 'availability', operationName: OP, type: 'AVAILABILITY', target: 0.999 });
     const alerts: { at: number; alert: SloAlert }[] = [];
     engine.onSloAlert((alert) => alerts.push({ at: clock.now(), alert }));

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/service-engine.js';
+import { Engine } from '../../src/wiring/service-engine.js';
 import { lognormal, seededRandom } from '../support/random.js';
 
 const OPERATION = 'GET /orders/{id}';

@@ -1,7 +1,8 @@
 /**
- * The layering of src/, checked on the source: each folder imports only from the shared leaves
- * and from folders below it, and only the composition root (the wiring files at the root of
- * src/) looks up the process's runtime; everything else gets callbacks and options from it.
+ * The layering of src/ (docs/architecture.md), checked on the source: each folder imports only
+ * from folders below it, the shared leaves (src/shared) from none, and only the composition root
+ * (src/wiring, and the public API src/api.ts on top of it) looks up the process's runtime;
+ * everything else gets callbacks and options from it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
@@ -9,10 +10,10 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = new URL('../../src/', import.meta.url).pathname;
 
-/** Bottom to top: a folder may import from the folders before it. */
-const LAYERS = ['analysis', 'store', 'config', 'metadata', 'telemetry', 'agentic', 'incidents', 'fleet', 'frontend', 'mcp', 'cli'];
-/** The composition root: wires every layer, imported by nothing below it. */
-const WIRING = ['api.ts', 'runtime.ts', 'service-engine.ts', 'start.ts', 'state-persistence.ts'];
+/** Bottom to top: a folder may import from the folders before it. `wiring` is the composition root. */
+const LAYERS = ['shared', 'analysis', 'store', 'config', 'metadata', 'telemetry', 'agentic', 'incidents', 'fleet', 'frontend', 'mcp', 'cli', 'wiring'];
+/** The public API, on top of everything. */
+const API = 'api.ts';
 /** A bundle of its own, for browsers: it shares the frontend's attribute names only. */
 const BROWSER = 'browser';
 
@@ -26,10 +27,13 @@ function sources(): { file: string; imports: string[] }[] {
     });
 }
 
-/** A file's place: a layer's index, -1 for a shared leaf at the root, Infinity for the wiring. */
+/** A file's place: its layer's index (the API's above them all). */
 function rank(file: string): number {
   const folder = file.includes('/') ? (file.split('/')[0] as string) : undefined;
-  if (folder === undefined) return WIRING.includes(file) ? Number.POSITIVE_INFINITY : -1;
+  if (folder === undefined) {
+    if (file !== API) throw new Error(`src/${file} is a loose file: put it in the folder of its layer (src/shared for a leaf)`);
+    return LAYERS.length;
+  }
   if (folder === BROWSER) return LAYERS.indexOf('frontend') + 0.5;
   const index = LAYERS.indexOf(folder);
   if (index < 0) throw new Error(`src/${folder}/ is in no layer of this test: place it in LAYERS`);
@@ -39,22 +43,15 @@ function rank(file: string): number {
 describe('layers', () => {
   const files = sources();
 
-  it('every folder of src/ imports only shared leaves and folders below it (and itself)', () => {
-    const upward = files.flatMap(({ file, imports }) =>
-      imports
-        .filter((target) => {
-          const sameLayer = file.includes('/') ? target.split('/')[0] === file.split('/')[0] : rank(target) === rank(file);
-          return !sameLayer && rank(target) >= rank(file);
-        })
-        .map((target) => `${file} -> ${target}`),
-    );
+  it('every folder of src/ imports only from itself and the folders below it', () => {
+    const upward = files.flatMap(({ file, imports }) => imports.filter((target) => target.split('/')[0] !== file.split('/')[0] && rank(target) >= rank(file)).map((target) => `${file} -> ${target}`));
     expect(upward).toEqual([]);
   });
 
-  it('the shared leaves at the root of src/ import no layer', () => {
-    const leaves = files.filter(({ file }) => rank(file) === -1);
+  it('the shared leaves (src/shared) import only each other', () => {
+    const leaves = files.filter(({ file }) => file.startsWith('shared/'));
     expect(leaves.length).toBeGreaterThan(5);
-    expect(leaves.flatMap(({ file, imports }) => imports.filter((t) => rank(t) !== -1).map((t) => `${file} -> ${t}`))).toEqual([]);
+    expect(leaves.flatMap(({ file, imports }) => imports.filter((t) => !t.startsWith('shared/')).map((t) => `${file} -> ${t}`))).toEqual([]);
   });
 
   it('the tools and their views (mcp/tools, mcp/views) import nothing of the status page that lays them out; the page nothing of the tool server', () => {
@@ -68,13 +65,13 @@ describe('layers', () => {
 
   it("the tools, their views and the status page read the analysis through AnalysisReads, never the engine's components", () => {
     const offenders = files
-      .filter(({ file, imports }) => ['mcp/tools/', 'mcp/views/', 'mcp/status-page/'].some((folder) => file.startsWith(folder)) && imports.includes('analysis/engine.ts'))
+      .filter(({ file, imports }) => ['mcp/tools/', 'mcp/views/', 'mcp/status-page/'].some((folder) => file.startsWith(folder)) && imports.includes('analysis/analysis-engine.ts'))
       .map(({ file }) => file);
     expect(offenders).toEqual([]);
   });
 
   it('only the composition root looks up the runtime', () => {
-    const offenders = files.filter(({ file, imports }) => rank(file) !== Number.POSITIVE_INFINITY && imports.includes('runtime.ts')).map(({ file }) => file);
+    const offenders = files.filter(({ file, imports }) => !file.startsWith('wiring/') && file !== API && imports.includes('wiring/runtime.ts')).map(({ file }) => file);
     expect(offenders).toEqual([]);
   });
 

@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { startupChecks } from '../../src/config/startup-checks.js';
 import { toolServerProblems } from '../../src/mcp/tool-server-config.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
-import { Engine } from '../../src/service-engine.js';
+import { Engine } from '../../src/wiring/service-engine.js';
 import { seededRandom } from '../support/random.js';
 import { type ConfigCase, randomConfigCase } from '../support/random-config.js';
 import { newRegistry } from '../support/registry.js';

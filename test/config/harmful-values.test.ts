@@ -10,7 +10,7 @@ import { formatProblem } from '../../src/config/config-source.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ResolvedConfig } from '../../src/config/resolved-config.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
-import { Engine } from '../../src/service-engine.js';
+import { Engine } from '../../src/wiring/service-engine.js';
 import { newRegistry } from '../support/registry.js';
 import { tempDir } from '../support/temp-dir.js';
 

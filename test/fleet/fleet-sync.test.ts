@@ -6,7 +6,7 @@
  * session on two replicas at once are both kept; audit entries carry the replica that ran them.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { attachState } from '../../src/state-persistence.js';
+import { attachState } from '../../src/wiring/state-persistence.js';
 import { engineHarness } from '../support/engine-harness.js';
 import { failingFor, traffic } from '../support/sustained-traffic.js';
 import { redisForTests } from './redis-for-tests.js';

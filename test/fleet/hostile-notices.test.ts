@@ -11,7 +11,7 @@ import { IncidentTracker } from '../../src/incidents/incident-tracker.js';
 import { Remediation } from '../../src/incidents/remediation.js';
 import { SessionStore } from '../../src/incidents/session-store.js';
 import { Verifier } from '../../src/incidents/verification.js';
-import { attachState } from '../../src/state-persistence.js';
+import { attachState } from '../../src/wiring/state-persistence.js';
 import { engineHarness } from '../support/engine-harness.js';
 import { redisForTests } from './redis-for-tests.js';
 

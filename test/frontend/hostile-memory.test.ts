@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { FRONTEND, FRONTEND_ANOMALY, FRONTEND_EVENT } from '../../src/frontend/attribute-names.js';
 import { FRONTEND_MEMORY, frontendMemoryBound } from '../../src/frontend/frontend-telemetry.js';
-import { formatBytes } from '../../src/memory-size.js';
+import { formatBytes } from '../../src/shared/memory-size.js';
 import { otlpJson, post, type RawSpan, retainedBytes, SHOP, startListener, stopListeners } from './hostile-support.js';
 
 afterEach(stopListeners);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { SessionFullError, SessionStore } from '../../src/incidents/session-store.js';
-import { recordBytes } from '../../src/memory-size.js';
+import { recordBytes } from '../../src/shared/memory-size.js';
 
 const entry = (content: string) => ({ type: 'OBSERVATION' as const, agentName: 'bot', role: 'diagnostician', content });
 

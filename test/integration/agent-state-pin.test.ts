@@ -11,7 +11,7 @@ import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { agentStateCeiling, ceilingLimitsFromConfig } from '../../src/mcp/agent-state-ceiling.js';
 import { INPUT_LIMITS } from '../../src/mcp/input-limits.js';
-import { formatBytes } from '../../src/memory-size.js';
+import { formatBytes } from '../../src/shared/memory-size.js';
 import { type FixtureApp, freePort, ROOT, startFixture } from '../support/fixture-app.js';
 import { newClient, type Protocol } from '../support/mcp-harness.js';
 

@@ -4,7 +4,6 @@
  * AgentError from any layer reaches the agent as an `isError` result.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentError } from '../../src/agent-error.js';
 import { ApprovalError } from '../../src/incidents/approvals.js';
 import { UnknownPatternError } from '../../src/incidents/playbooks.js';
 import { RemediationRefused } from '../../src/incidents/remediation.js';
@@ -14,6 +13,7 @@ import { defineTool } from '../../src/mcp/define-tool.js';
 import { ToolError } from '../../src/mcp/tool-definition.js';
 import { format, id, oneOf, operationName, page, text } from '../../src/mcp/tool-params.js';
 import { customTool } from '../../src/mcp/tool-registry.js';
+import { AgentError } from '../../src/shared/agent-error.js';
 import { mcpHarness, TOKENS } from '../support/mcp-harness.js';
 import { toolHarness } from './tool-harness.js';
 

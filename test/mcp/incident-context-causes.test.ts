@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ChangeTracker } from '../../src/analysis/change-tracker.js';
 import { FakeClock } from '../../src/analysis/clock.js';
 import { getIncidentContext } from '../../src/mcp/tools/get-incident-context.js';
-import { recordStart } from '../../src/start.js';
 import { deploymentFromConfig } from '../../src/telemetry/deployment-info.js';
+import { recordStart } from '../../src/wiring/start.js';
 import { failingFor, traffic } from '../support/sustained-traffic.js';
 import { configOf, operationName, serviceWithTools } from './large-state.js';
 

@@ -6,7 +6,7 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MCP, MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
+import { MCP, MCP_INSTRUMENTATION_SCOPE } from '../../src/shared/attribute-names.js';
 import { mcpHarness, PROTOCOLS, type Protocol, TOKENS } from '../support/mcp-harness.js';
 
 let harness: Awaited<ReturnType<typeof mcpHarness>> | undefined;

@@ -4,12 +4,12 @@
  */
 import { type Attributes, context as otelContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
-import { AgentError } from '../../src/agent-error.js';
 import { ResolvedConfig } from '../../src/config/resolved-config.js';
 import type { ToolContext, ToolDefinition, ToolResult } from '../../src/mcp/tool-definition.js';
 import type { ToolServices } from '../../src/mcp/tool-services.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
-import type { EngineOptions } from '../../src/service-engine.js';
+import { AgentError } from '../../src/shared/agent-error.js';
+import type { EngineOptions } from '../../src/wiring/service-engine.js';
 import { engineHarness } from '../support/engine-harness.js';
 import { newRegistry } from '../support/registry.js';
 

@@ -32,7 +32,7 @@ function relativeLinks(markdown: string): string[] {
 describe('contents', () => {
   it('packs only the preload, dist/ JavaScript and declarations, the example config, the docs and the README', () => {
     expect([...paths].filter((path) => !EXPECTED_FILE.test(path))).toEqual([]);
-    for (const path of ['README.md', 'package.json', 'register.mjs', 'svc.yml.example', 'dist/api.js', 'dist/api.d.ts', 'dist/start.js']) expect(paths).toContain(path);
+    for (const path of ['README.md', 'package.json', 'register.mjs', 'svc.yml.example', 'dist/api.js', 'dist/api.d.ts', 'dist/wiring/start.js']) expect(paths).toContain(path);
   });
 
   it('packs every file package.json points to: exports, typesVersions, bin', () => {

@@ -7,15 +7,14 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalysisEngine } from '../../src/analysis/analysis-engine.js';
 import { FakeClock } from '../../src/analysis/clock.js';
-import { Engine } from '../../src/analysis/engine.js';
 import { HISTOGRAM_BUCKETS } from '../../src/analysis/latency-histogram.js';
 import { LEARNED_NORMALS_COLLECTION, MAX_NORMAL_RECORD_BYTES } from '../../src/analysis/learned-normal-records.js';
 import { BLOCK_MINUTES, blockSlots, MAX_BLOCK_RECORD_BYTES, MINUTE_HISTORY_COLLECTION } from '../../src/analysis/minute-history-records.js';
 import { MAX_SLO_RECORD_BYTES, SLO_BUDGETS_COLLECTION } from '../../src/analysis/slo-budget-records.js';
 import type { SloAlert, SloDefinition } from '../../src/analysis/slo-tracker.js';
 import { analysisClaims } from '../../src/fleet/analysis-claims.js';
-import { analysisState, attachState, closeState, restoreState } from '../../src/state-persistence.js';
 import { Checkpoints, OWNERS_COLLECTION } from '../../src/store/checkpoints.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { openState } from '../../src/store/open-state.js';
@@ -23,6 +22,7 @@ import { RedisStore } from '../../src/store/redis-store.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { StateStore } from '../../src/store/state-store.js';
 import { StateWriter } from '../../src/store/state-writer.js';
+import { analysisState, attachState, closeState, restoreState } from '../../src/wiring/state-persistence.js';
 import { type RedisServer, redisServerAvailable, startRedisServer } from '../support/redis-server.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -35,7 +35,7 @@ const SLO: SloDefinition = { name: 'orders-availability', operationName: OP, typ
 
 /** One process: an engine on the shared clock, checkpointing into `store`. */
 class Run {
-  readonly engine: Engine;
+  readonly engine: AnalysisEngine;
   readonly writer: StateWriter;
   readonly checkpoints: Checkpoints;
   readonly alerts: SloAlert[] = [];
@@ -48,7 +48,7 @@ class Run {
     /** A replica's instance id on a fleet's Redis. */
     replica?: string,
   ) {
-    this.engine = new Engine({ clock, anomalyDetection: { enabled: false } });
+    this.engine = new AnalysisEngine({ clock, anomalyDetection: { enabled: false } });
     for (const slo of slos) this.engine.sloTracker.register(slo);
     this.engine.onSloAlert((alert) => this.alerts.push(alert));
     this.writer = new StateWriter(store, { flushIntervalMs: 60_000, batchSize: 500, timeoutMs: 2000, maxPending: 1_000_000, retention: {} });
@@ -268,7 +268,7 @@ describe('through the state store of the preload (openState, attachState, restor
     };
     const clock = new FakeClock();
     const engineOf = () => {
-      const engine = new Engine({ clock, anomalyDetection: { enabled: false } });
+      const engine = new AnalysisEngine({ clock, anomalyDetection: { enabled: false } });
       engine.sloTracker.register(SLO);
       return engine;
     };

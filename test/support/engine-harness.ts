@@ -6,7 +6,7 @@ import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { FakeClock } from '../../src/analysis/clock.js';
 import type { EventSeverity } from '../../src/analysis/emit-event.js';
-import { Engine, type EngineOptions } from '../../src/service-engine.js';
+import { Engine, type EngineOptions } from '../../src/wiring/service-engine.js';
 
 export interface CollectedEvent {
   readonly name: string;

@@ -7,7 +7,6 @@
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { expect } from 'vitest';
-import { MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { incidentResponseFromConfig } from '../../src/incidents/incident-response.js';
 import { Authenticator, sha256Hex } from '../../src/mcp/authenticator.js';
@@ -18,6 +17,7 @@ import { toolServices } from '../../src/mcp/start-tool-server.js';
 import { ToolRegistry } from '../../src/mcp/tool-registry.js';
 import { ToolServer } from '../../src/mcp/tool-server.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
+import { MCP_INSTRUMENTATION_SCOPE } from '../../src/shared/attribute-names.js';
 import { engineHarness } from './engine-harness.js';
 import { newRegistry } from './registry.js';
 import { tempDir } from './temp-dir.js';

@@ -1,9 +1,9 @@
 /**
  * Operation names of server spans (src/telemetry/operation-naming.ts) and their one spelling
- * (src/operation-name.ts).
+ * (src/shared/operation-name.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { canonicalOperationName } from '../../src/operation-name.js';
+import { canonicalOperationName } from '../../src/shared/operation-name.js';
 import { OperationNamer } from '../../src/telemetry/operation-naming.js';
 import { RouteInference } from '../../src/telemetry/route-inference.js';
 

@@ -5,9 +5,9 @@
 import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
-import { MCP_INSTRUMENTATION_SCOPE } from '../../src/attribute-names.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ServiceMetadata } from '../../src/metadata/service-metadata.js';
+import { MCP_INSTRUMENTATION_SCOPE } from '../../src/shared/attribute-names.js';
 import { SvcSpanProcessor } from '../../src/telemetry/span-processor.js';
 import { newRegistry } from '../support/registry.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -101,7 +101,7 @@ describe('client span dependencies', () => {
 describe('SLO operation names', () => {
   it('count routes spelled either way toward the SLO', async () => {
     const { loadConfig: load } = await import('../../src/config/load-config.js');
-    const { Engine } = await import('../../src/service-engine.js');
+    const { Engine } = await import('../../src/wiring/service-engine.js');
     const { config } = load({ cwd: tempDir({ 'svc.yml': 'slos:\n  lookups:\n    operation-name: GET /items/{id}\n    target: 0.99\n' }), args: [], env: {} });
     const metadata = new ServiceMetadata(config, newRegistry());
     const engine = Engine.fromConfig(config, metadata);

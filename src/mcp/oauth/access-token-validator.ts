@@ -6,7 +6,7 @@
  * check failed, never the token.
  */
 import type { JWTPayload } from 'jose';
-import { printable } from '../../printable.js';
+import { printable } from '../../shared/printable.js';
 import { loadJose } from './load-jose.js';
 import { type OAuthOptions, tokenType } from './oauth-options.js';
 import type { SigningKeys } from './signing-keys.js';

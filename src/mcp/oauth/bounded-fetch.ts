@@ -4,7 +4,7 @@
  */
 import { context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { printable } from '../../printable.js';
+import { printable } from '../../shared/printable.js';
 
 export const FETCH_TIMEOUT_MS = 5_000;
 

@@ -5,7 +5,7 @@
  * exactly (RFC 8414 section 3.3), or tokens could be accepted from an issuer svc was not told of.
  */
 import { isLoopbackHostname } from '../../config/oauth-url-type.js';
-import { printable } from '../../printable.js';
+import { printable } from '../../shared/printable.js';
 import { fetchJsonObject, IdentityProviderError } from './bounded-fetch.js';
 
 /** Metadata documents are a few KB; Entra's and Keycloak's are under 10. */

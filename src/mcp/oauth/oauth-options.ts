@@ -4,7 +4,7 @@
  */
 import type { ConfigProblem } from '../../config/config-source.js';
 import type { ResolvedConfig } from '../../config/resolved-config.js';
-import { printable } from '../../printable.js';
+import { printable } from '../../shared/printable.js';
 import type { AgentClaim } from './token-identity.js';
 
 export interface OAuthOptions {

@@ -6,7 +6,7 @@
  * Refusals are told to the caller with the challenge MCP clients follow, and to `onRefusal`
  * (the audit trail), neither with the token.
  */
-import type { Permission } from '../../enums.js';
+import type { Permission } from '../../shared/enums.js';
 import type { Roles } from '../roles.js';
 import type { CallerIdentity } from '../tool-definition.js';
 import { AccessTokenValidator, looksLikeJwt } from './access-token-validator.js';

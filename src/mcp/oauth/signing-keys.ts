@@ -9,7 +9,7 @@
  */
 import type { JWK } from 'jose';
 import type { LocalJWKSet } from 'jose/jwks/local';
-import { printable } from '../../printable.js';
+import { printable } from '../../shared/printable.js';
 import { fetchJsonObject, IdentityProviderError } from './bounded-fetch.js';
 import { discoverIssuer, type IssuerMetadata } from './issuer-metadata.js';
 import { loadJose } from './load-jose.js';

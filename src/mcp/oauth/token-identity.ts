@@ -5,9 +5,9 @@
  * svc roles a claim names (svc.mcp.oauth.roles-claim). The role shown is the role whose
  * permissions are exactly those, or the scopes or roles themselves.
  */
-import type { Permission } from '../../enums.js';
-import { PERMISSIONS } from '../../enums.js';
-import { hasControlCharacters, printable } from '../../printable.js';
+import type { Permission } from '../../shared/enums.js';
+import { PERMISSIONS } from '../../shared/enums.js';
+import { hasControlCharacters, printable } from '../../shared/printable.js';
 import { INPUT_LIMITS } from '../input-limits.js';
 import type { Roles } from '../roles.js';
 import type { CallerIdentity } from '../tool-definition.js';

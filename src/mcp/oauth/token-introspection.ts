@@ -6,7 +6,7 @@
  * Only the claims svc reads are kept. The answer must name this resource in `aud` and the configured issuer in `iss` when it has one.
  */
 import { createHash } from 'node:crypto';
-import { printable } from '../../printable.js';
+import { printable } from '../../shared/printable.js';
 import { fetchJsonObject, IdentityProviderError } from './bounded-fetch.js';
 import type { SigningKeys } from './signing-keys.js';
 import { TokenRefusal } from './token-refusal.js';

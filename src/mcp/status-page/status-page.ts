@@ -20,7 +20,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RemediationRefused } from '../../incidents/remediation.js';
-import type { RateLimiter } from '../../rate-limiter.js';
+import type { RateLimiter } from '../../shared/rate-limiter.js';
 import type { AuthFailureLimiter } from '../auth-failure-limiter.js';
 import { AuthenticationError } from '../authenticator.js';
 import { TokenRefusal } from '../oauth/token-refusal.js';

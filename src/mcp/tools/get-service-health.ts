@@ -54,7 +54,7 @@ import type { DependencySummary, HealthSummary, OperationHealth, SloSummary } fr
 import type { OperationBaseline } from '../../analysis/operation-baseline.js';
 import type { ColdStart } from '../../analysis/pattern-matcher.js';
 import type { ReplicaInfo } from '../../fleet/fleet-view.js';
-import { INFERRED_ROUTE, isInferredOperationName } from '../../operation-name.js';
+import { INFERRED_ROUTE, isInferredOperationName } from '../../shared/operation-name.js';
 import { callFor, cutField, maxOutputBytes, type PageRequest, pageJson, pageText, shownName } from '../bounded-output.js';
 import { defineTool } from '../define-tool.js';
 import { blocks, ColumnLines, duration, headerLine, isoTime, listSome, ms, multiple, percent, plural, section } from '../text-layout.js';

@@ -4,25 +4,26 @@
  * of each collection in the store is the bound it has in memory. The analysis state (SLO budgets,
  * minute histories) changes on every request: it is written at checkpoints (src/store/checkpoints.ts).
  */
-import type { ChangeTracker } from './analysis/change-tracker.js';
-import { CHANGES_COLLECTION } from './analysis/change-tracker.js';
-import type { Engine } from './analysis/engine.js';
-import { LEARNED_NORMALS_COLLECTION, LearnedNormalRecords } from './analysis/learned-normal-records.js';
-import { blockSlots, MINUTE_HISTORY_COLLECTION, MinuteHistoryRecords } from './analysis/minute-history-records.js';
-import { SLO_BUDGETS_COLLECTION, SloBudgetRecords } from './analysis/slo-budget-records.js';
-import type { CheckpointedState } from './checkpointed-state.js';
-import type { ResolvedConfig } from './config/resolved-config.js';
-import { analysisClaims } from './fleet/analysis-claims.js';
-import { FleetSync } from './fleet/fleet-sync.js';
-import { instanceIdFrom } from './fleet/instance-id.js';
-import { AUDIT_COLLECTION, type AuditTrail } from './incidents/audit-trail.js';
-import { INCIDENTS_COLLECTION, type IncidentTracker } from './incidents/incident-tracker.js';
-import { REMEDIATION_COLLECTION, type Remediation } from './incidents/remediation.js';
-import { SESSIONS_COLLECTION, type SessionStore } from './incidents/session-store.js';
-import { MAX_PENDING, VERIFICATIONS_COLLECTION, type Verifier } from './incidents/verification.js';
-import type { OpenedState } from './store/open-state.js';
-import { type OpenStateOptions, openState } from './store/open-state.js';
-import { RedisStore } from './store/redis-store.js';
+
+import type { AnalysisEngine } from '../analysis/analysis-engine.js';
+import type { ChangeTracker } from '../analysis/change-tracker.js';
+import { CHANGES_COLLECTION } from '../analysis/change-tracker.js';
+import { LEARNED_NORMALS_COLLECTION, LearnedNormalRecords } from '../analysis/learned-normal-records.js';
+import { blockSlots, MINUTE_HISTORY_COLLECTION, MinuteHistoryRecords } from '../analysis/minute-history-records.js';
+import { SLO_BUDGETS_COLLECTION, SloBudgetRecords } from '../analysis/slo-budget-records.js';
+import type { ResolvedConfig } from '../config/resolved-config.js';
+import { analysisClaims } from '../fleet/analysis-claims.js';
+import { FleetSync } from '../fleet/fleet-sync.js';
+import { instanceIdFrom } from '../fleet/instance-id.js';
+import { AUDIT_COLLECTION, type AuditTrail } from '../incidents/audit-trail.js';
+import { INCIDENTS_COLLECTION, type IncidentTracker } from '../incidents/incident-tracker.js';
+import { REMEDIATION_COLLECTION, type Remediation } from '../incidents/remediation.js';
+import { SESSIONS_COLLECTION, type SessionStore } from '../incidents/session-store.js';
+import { MAX_PENDING, VERIFICATIONS_COLLECTION, type Verifier } from '../incidents/verification.js';
+import type { CheckpointedState } from '../shared/checkpointed-state.js';
+import type { OpenedState } from '../store/open-state.js';
+import { type OpenStateOptions, openState } from '../store/open-state.js';
+import { RedisStore } from '../store/redis-store.js';
 
 /** The state store, and on Redis what keeps sessions, audit, incidents and remediation the same on every replica. */
 export interface PersistedState extends OpenedState {
@@ -41,7 +42,7 @@ export interface PersistedParts {
 }
 
 /** The engine's state that survives restarts through checkpoints: SLO budgets, operations' minute histories and learned normals. */
-export function analysisState(engine: Engine): CheckpointedState[] {
+export function analysisState(engine: AnalysisEngine): CheckpointedState[] {
   return [new SloBudgetRecords(engine.sloTracker, engine.clock), new MinuteHistoryRecords(engine.health, engine.clock), new LearnedNormalRecords(engine.normals, engine.clock)];
 }
 

@@ -10,15 +10,15 @@
  * Events go out through the log pipeline: anomalies rate-limited per operation and pattern, SLO
  * alerts once per crossing, dependency and breaker changes on every change.
  *
- * It knows nothing of configuration, metadata or telemetry: src/service-engine.ts builds it from
+ * It knows nothing of configuration, metadata or telemetry: src/wiring/service-engine.ts builds it from
  * configuration and connects it to the span processor. Every component is optional.
  */
 import { getHeapStatistics } from 'node:v8';
 import type { Attributes } from '@opentelemetry/api';
 import type { Span, TimedEvent } from '@opentelemetry/sdk-trace';
-import { ANOMALY, BASELINE, SLO } from '../attribute-names.js';
-import type { Criticality } from '../enums.js';
-import { reportError } from '../report-error.js';
+import { ANOMALY, BASELINE, SLO } from '../shared/attribute-names.js';
+import type { Criticality } from '../shared/enums.js';
+import { reportError } from '../shared/report-error.js';
 import type { AnalysisReads } from './analysis-reads.js';
 import { AnomalyDetector, type AnomalyRun } from './anomaly-detector.js';
 import { type Baseline, type BaselineProvider, CompositeBaselineProvider, type ConfiguredFigures, figuresOf, StaticBaselineProvider } from './baseline.js';
@@ -41,7 +41,7 @@ import { RollingBaselineProvider } from './rolling-baseline-provider.js';
 import type { RollingWindow } from './rolling-window.js';
 import { type SloAlert, type SloStatus, SloTracker } from './slo-tracker.js';
 
-export interface EngineOptions {
+export interface AnalysisEngineOptions {
   readonly clock?: Clock;
   /** Receives svc's events; default: dropped (the preload passes the OTel log pipeline). */
   readonly emit?: EmitEvent;
@@ -148,7 +148,7 @@ export interface Detection {
   readonly timestamp: number;
 }
 
-export class Engine implements AnalysisReads {
+export class AnalysisEngine implements AnalysisReads {
   /** The engine's clock; its components share one read of it per span. */
   readonly clock: SpanClock;
   readonly rollingBaselines: RollingBaselineProvider;
@@ -177,7 +177,7 @@ export class Engine implements AnalysisReads {
   private readonly sloAlertListeners: ((alert: SloAlert) => void)[] = [];
   private readonly observers = new Set<(operation: string, latencyMs: number, isError: boolean) => void>();
 
-  constructor(options: EngineOptions = {}) {
+  constructor(options: AnalysisEngineOptions = {}) {
     const clock = options.clock ?? systemClock;
     this.clock = clock instanceof SpanClock ? clock : new SpanClock(clock);
     this.changes = options.changes ?? new ChangeTracker(this.clock);

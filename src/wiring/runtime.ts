@@ -1,12 +1,13 @@
 /**
  * The running instance of svc in this process, under a global symbol so that every copy of the
  * package (preload, ESM and CommonJS imports of the API) sees the same one. Only the composition
- * root (src/start.ts) and the public API (src/api.ts) read it.
+ * root (src/wiring/start.ts) and the public API (src/api.ts) read it.
  */
-import type { Engine } from './analysis/engine.js';
-import type { CustomActionDefinition, Remediation } from './incidents/remediation.js';
-import { ToolRegistry } from './mcp/tool-registry.js';
-import type { ToolServer } from './mcp/tool-server.js';
+
+import type { CustomActionDefinition, Remediation } from '../incidents/remediation.js';
+import { ToolRegistry } from '../mcp/tool-registry.js';
+import type { ToolServer } from '../mcp/tool-server.js';
+import type { Engine } from './service-engine.js';
 
 export interface Runtime {
   /** The analysis engine of the running instance, for the API and the tool server. */

@@ -1,28 +1,28 @@
 /**
  * The Engine of the programmatic API and of the preload (spec "Programmatic components"): the
- * analysis engine (src/analysis/engine.ts), built from configuration and the service's metadata,
+ * analysis engine (src/analysis/analysis-engine.ts), built from configuration and the service's metadata,
  * and the span processor that feeds it. This is where configuration meets the analysis, so that
  * src/analysis knows nothing of configuration, metadata or telemetry.
  */
 
-import type { Baseline, BaselineProvider, ConfiguredFigures } from './analysis/baseline.js';
-import { ChangeTracker, recordingStateChanges } from './analysis/change-tracker.js';
-import { type Clock, SpanClock, systemClock } from './analysis/clock.js';
-import { DependencyHealth } from './analysis/dependency-health.js';
-import type { EmitEvent } from './analysis/emit-event.js';
-import { Engine as AnalysisEngine, type EngineOptions as AnalysisEngineOptions } from './analysis/engine.js';
-import { NormalMemory } from './analysis/normal-memory.js';
-import { PatternMatcher } from './analysis/pattern-matcher.js';
-import { RollingBaselineProvider } from './analysis/rolling-baseline-provider.js';
-import type { SloDefinition } from './analysis/slo-tracker.js';
-import { formatProblem } from './config/config-source.js';
-import { ResolvedConfig } from './config/resolved-config.js';
-import { sloConfiguration } from './config/slo-config.js';
-import { decoratorRegistry } from './metadata/decorator-registry.js';
-import type { OperationCatalog, OperationMetadata } from './metadata/operation-catalog.js';
-import { ServiceMetadata } from './metadata/service-metadata.js';
-import { TopologyRegistry } from './metadata/topology-registry.js';
-import { SvcSpanProcessor } from './telemetry/span-processor.js';
+import { AnalysisEngine, type AnalysisEngineOptions } from '../analysis/analysis-engine.js';
+import type { Baseline, BaselineProvider, ConfiguredFigures } from '../analysis/baseline.js';
+import { ChangeTracker, recordingStateChanges } from '../analysis/change-tracker.js';
+import { type Clock, SpanClock, systemClock } from '../analysis/clock.js';
+import { DependencyHealth } from '../analysis/dependency-health.js';
+import type { EmitEvent } from '../analysis/emit-event.js';
+import { NormalMemory } from '../analysis/normal-memory.js';
+import { PatternMatcher } from '../analysis/pattern-matcher.js';
+import { RollingBaselineProvider } from '../analysis/rolling-baseline-provider.js';
+import type { SloDefinition } from '../analysis/slo-tracker.js';
+import { formatProblem } from '../config/config-source.js';
+import { ResolvedConfig } from '../config/resolved-config.js';
+import { sloConfiguration } from '../config/slo-config.js';
+import { decoratorRegistry } from '../metadata/decorator-registry.js';
+import type { OperationCatalog, OperationMetadata } from '../metadata/operation-catalog.js';
+import { ServiceMetadata } from '../metadata/service-metadata.js';
+import { TopologyRegistry } from '../metadata/topology-registry.js';
+import { SvcSpanProcessor } from '../telemetry/span-processor.js';
 
 export interface EngineOptions extends AnalysisEngineOptions {
   /** The service's metadata; by hand, a topology (and default configuration) will do. */
