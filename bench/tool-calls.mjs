@@ -21,7 +21,7 @@ async function side(dist) {
   const { toolServices } = await load('mcp/start-tool-server.js');
   const { incidentResponseFromConfig } = await load('incidents/incident-response.js');
   const { ServiceMetadata } = await load('metadata/service-metadata.js');
-  const { Engine } = await load('service-engine.js');
+  const { Engine } = await load('wiring/service-engine.js');
   const tools = {
     get_service_health: (await load('mcp/tools/get-service-health.js')).getServiceHealth,
     get_incident_context: (await load('mcp/tools/get-incident-context.js')).getIncidentContext,
