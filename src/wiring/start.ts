@@ -139,20 +139,21 @@ interface ToolServerParts {
  * through these callbacks.
  */
 async function launchToolServer(parts: ToolServerParts): Promise<ToolServer> {
-  const state = runtime();
+  const running = runtime();
+  const { state } = parts;
   const server = await startToolServer(parts.config, parts.engine, parts.metadata, parts.response, {
-    tools: state.tools,
+    tools: running.tools,
     agents: agentEnvironment().activity,
     restored: parts.restored,
     ...(parts.frontend && { frontend: parts.frontend }),
-    ...(parts.state && { store: () => (parts.state as OpenedState).writer.status() }),
+    ...(state && { store: () => state.writer.status() }),
     ...(parts.fleet && { fleet: parts.fleet }),
-    onPortBound: (port) => state.ownPorts.add(port),
-    onPortReleased: (port) => state.ownPorts.delete(port),
+    onPortBound: (port) => running.ownPorts.add(port),
+    onPortReleased: (port) => running.ownPorts.delete(port),
     // Exported with the app's telemetry; the span processor skips this scope (not an operation).
     tracer: trace.getTracer(MCP_INSTRUMENTATION_SCOPE),
   });
-  state.toolServer = server;
+  running.toolServer = server;
   return server;
 }
 
