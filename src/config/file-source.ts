@@ -76,9 +76,13 @@ function readBounded(path: string): string {
   }
 }
 
+/** Only blank lines and comments: read as an empty document without loading the YAML parser. */
+const holdsNothing = (text: string): boolean => text.split('\n').every((line) => /^\s*(#|$)/.test(line));
+
 export function parseConfigText(text: string, shown: string): FileRead {
   const entries: RawEntry[] = [];
   const problems: ConfigProblem[] = [];
+  if (holdsNothing(text)) return { entries, problems };
   const { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   // prettyErrors formats every error with its line, quadratic on a long broken line (an OOM abort at 1 MB of "{").

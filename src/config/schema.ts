@@ -73,7 +73,7 @@ export const SCHEMA: readonly KeySpec[] = [
     path: 'telemetry.middleware-spans',
     type: booleanType,
     default: false,
-    doc: 'A span per Express layer (middleware, router, route handler) and per Koa middleware layer, as OpenTelemetry makes them',
+    doc: 'A span per Express layer (middleware, router, route handler) and per Koa layer (middleware, routed), as OpenTelemetry makes them',
   },
 
   { path: 'topology.team', type: stringType, default: '', doc: 'Owning team' },

@@ -1,6 +1,7 @@
 /**
  * The YAML parser, loaded when a configuration file (or a YAML value) is first read: a service
- * configured by properties and environment alone does not load its 70 modules at start.
+ * configured by properties and environment alone, or by a file of comments only, does not load its
+ * 70 modules at start.
  */
 import { createRequire } from 'node:module';
 

@@ -18,6 +18,7 @@ import * as nodeModule from 'node:module';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { INSTRUMENTATION_NAMES, type InstrumentationName } from '../shared/enums.js';
 import { ExpressExceptionInstrumentation } from './express-exceptions.js';
+import { KoaRouteInstrumentation } from './koa-routes.js';
 import { loadPackage } from './load-package.js';
 
 interface Entry {
@@ -78,7 +79,7 @@ const CATALOG: Record<InstrumentationName, Entry> = {
 export interface InstrumentationChoice {
   /** `svc.telemetry.instrumentations`: names, `default` and `all`. */
   readonly configured: readonly string[];
-  /** Spans per Express and Koa middleware layer (`svc.telemetry.middleware-spans`). */
+  /** Spans per Express and Koa layer (`svc.telemetry.middleware-spans`). */
   readonly middlewareSpans: boolean;
   readonly env: NodeJS.ProcessEnv;
   /** Whether a local port is svc's own: requests to it get no HTTP span. */
@@ -137,8 +138,6 @@ function optionsOf(name: InstrumentationName, choice: InstrumentationChoice, lea
     // No span per layer: the exception a handler throws is recorded on the server span (express-exceptions.ts).
     case 'express':
       return lean ? { ignoreLayersType: ['middleware', 'router', 'request_handler'] } : {};
-    case 'koa':
-      return lean ? { ignoreLayersType: ['middleware'] } : {};
     case 'graphql':
       return lean ? { ignoreResolveSpans: true } : {};
     default:
@@ -152,8 +151,9 @@ function instantiate(name: InstrumentationName, options: object): Instrumentatio
   return new Class(options);
 }
 
-/** An instrumentation with what svc's lean options need beside it. */
+/** An instrumentation with what svc's lean options need beside it, or instead of it: Koa's spans are all layer spans. */
 function instantiateWithCompanions(name: InstrumentationName, options: object, lean: boolean): Instrumentation[] {
+  if (name === 'koa' && lean) return [new KoaRouteInstrumentation()];
   const instrumentation = instantiate(name, options);
   return name === 'express' && lean ? [instrumentation, new ExpressExceptionInstrumentation()] : [instrumentation];
 }

@@ -23,7 +23,6 @@ import type { FrontendListener } from '../frontend/frontend-listener.js';
 import type { FrontendTelemetry } from '../frontend/frontend-telemetry.js';
 import { frontendTelemetry, startFrontendListener } from '../frontend/start-frontend.js';
 import { type IncidentResponse, incidentResponseFromConfig } from '../incidents/incident-response.js';
-import { startToolServer } from '../mcp/start-tool-server.js';
 import type { ToolServer } from '../mcp/tool-server.js';
 import { toolServerProblems } from '../mcp/tool-server-config.js';
 import { decoratorRegistry } from '../metadata/decorator-registry.js';
@@ -139,6 +138,8 @@ interface ToolServerParts {
  * through these callbacks.
  */
 async function launchToolServer(parts: ToolServerParts): Promise<ToolServer> {
+  // Loaded here, not with svc: the tool server's modules are not on the way to the app's first response.
+  const { startToolServer } = await import('../mcp/start-tool-server.js');
   const running = runtime();
   const { state } = parts;
   const server = await startToolServer(parts.config, parts.engine, parts.metadata, parts.response, {
@@ -272,10 +273,13 @@ function startOrThrow(options: StartOptions): Svc {
     const parts: ToolServerParts = { config, engine, metadata, response, frontend, state, restored, fleet: fleet?.view };
     running.launchToolServer = () => launchToolServer(parts);
   }
-  // A refused tool server was reported above, with why, by startupChecks.
+  // A refused tool server was reported above, with why, by startupChecks. It starts once the
+  // app's main module has run: loading it is not on the way to the app's first response.
   if (config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
-    running.launchToolServer?.().catch((error: unknown) => {
-      process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
+    setImmediate(() => {
+      running.launchToolServer?.().catch((error: unknown) => {
+        process.stderr.write(`svc: ${printable(error instanceof Error ? error.message : String(error), 1200)}\n`);
+      });
     });
   }
 

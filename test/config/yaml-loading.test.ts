@@ -1,4 +1,4 @@
-/** The YAML parser is loaded only when there is a configuration file to read (src/config/yaml.ts). */
+/** The YAML parser is loaded only when there is a configuration file with more than comments to read (src/config/yaml.ts). */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -14,7 +14,8 @@ function loadsYaml(files: Record<string, string>): boolean {
   return printed.trim().split('\n').at(-1) === 'true';
 }
 
-it('loads no YAML parser when the service is configured without a file, and loads it to read svc.yml', () => {
+it('loads no YAML parser when the service is configured without a file or with one of comments only, and loads it to read svc.yml', () => {
   expect(loadsYaml({})).toBe(false);
+  expect(loadsYaml({ 'svc.yml': '# svc configuration: nothing yet\n\n  # svc:\n  #   topology:\n' })).toBe(false);
   expect(loadsYaml({ 'svc.yml': 'svc:\n  topology:\n    team: checkout\n' })).toBe(true);
 });

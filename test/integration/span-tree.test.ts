@@ -150,7 +150,7 @@ function leftOut(otel: Map<string, Trace>, svc: Map<string, Trace>): string[] {
 }
 
 describe.each([
-  ['koa', ['koa: middleware - anonymous']],
+  ['koa', ['koa: middleware - anonymous', 'koa: router - /users/:id', 'koa: router - /users/:id/orders/:orderId']],
   [
     'nestjs',
     [
@@ -182,7 +182,7 @@ describe.each([
   });
 });
 
-describe('exceptions without a span per Express layer', () => {
+describe('exceptions without a span per Express or Koa layer', () => {
   beforeAll(() => {
     // The instrumentation knows Express by its package name; the dev dependency is named express4.
     cpSync(join(ROOT, 'node_modules', 'express4'), join(ROOT, 'fixtures', 'frameworks', 'express4', 'node_modules', 'express'), { recursive: true, dereference: true });
@@ -191,6 +191,7 @@ describe('exceptions without a span per Express layer', () => {
   it.each([
     ['Express 5, an ES module app', 'express5.mjs'],
     ['Express 4', 'express4/app.cjs'],
+    ['Koa with @koa/router, an ES module app', 'koa.mjs'],
   ])('%s: the exception a route throws is on the server span, recorded once', async (_name, script) => {
     const app: App = { script: join(ROOT, 'fixtures', 'frameworks', script), paths: ['/fail', '/users/42'] };
     const { traces } = await run(`span-tree-exceptions-${script}`, join(ROOT, 'register.mjs'), {}, app);
