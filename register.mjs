@@ -1,15 +1,14 @@
 // The preload: `node --import @svc/register app.js`. It loads svc and the OpenTelemetry SDK, then
 // registers the ESM loader hook (without it ESM apps get no spans and no http.route) before the
-// SDK starts and the app's modules load. svc's own modules load before the hook on purpose, so
-// they are not wrapped by it (bench/http.mjs: that costs startup time and throughput); the MCP SDK
-// bundle, which svc loads with the first agent request, is excluded from it (wrapped, it would
-// keep a second copy of the bundle's source alive, 0.35 MB: docs/mcp.md "Cost").
+// SDK starts and the app's modules load. svc's own modules are excluded from the hook, those
+// loaded later (the tool server's, the MCP SDK bundle) included: wrapped, they cost start-up time
+// and throughput (bench/http.mjs) and keep a second copy of their source alive (docs/mcp.md "Cost").
 // Where Node can run it (>= 22.22.3, >= 24.11.1), the hook runs in the application's thread
 // (`module.registerHooks`); otherwise on a loader thread of its own (`module.register`), which
 // costs about 17 MB of RSS (measured with bench/performance.mjs).
 // svc's modules load OpenTelemetry's CommonJS builds, the ones the instrumentations require, so
-// one copy of each package loads instead of an ES module copy beside it (about 120 modules and
-// 45 ms of start-up; test/telemetry/one-opentelemetry.test.ts).
+// one copy of each package loads instead of an ES module copy beside it (about 120 modules fewer;
+// test/telemetry/preload-modules.test.ts, docs/telemetry.md "Start-up").
 // Worker threads inherit `--import`; svc runs once per process, in the main thread.
 // It never throws: if anything fails the application runs on without svc.
 import nodeModule from 'node:module';
