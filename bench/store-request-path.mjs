@@ -110,13 +110,14 @@ try {
     `\nThe request path with each store: GET ${PATHS.join(', ')} at ${RATE} requests/s; an agent toggling a fallback every ${WRITE_INTERVAL_MS} ms on each (${agentCalls} remediations written, ${agentFailures} refused or failed); ${ROUNDS} rounds x ${CYCLES} cycles of ${SLICE_SECONDS} s slices`,
   );
   say(pinned ? `  servers on core ${serverCore}, load generator and agents on the others` : '  not pinned to cores: expect more noise');
-  const widths = [20, 10, 12, 22];
-  say(row(['store', 'CPU µs', 'p99 ms', 'CPU / memory:'], widths));
-  const [memory] = stores;
+  const widths = [20, 10, 12, 22, 22];
+  say(row(['store', 'CPU µs', 'p99 ms', 'CPU / memory:', 'CPU / sqlite:'], widths));
+  const [memory, sqlite] = stores;
   for (const store of stores) {
     const cpu = median(store.slices.map((s) => s.cpu)).toFixed(1);
     const p99 = median(store.slices.map((s) => s.p99));
-    say(row([store.name, cpu, p99, store === memory ? '' : ratio(paired(store, memory, 'cpu'))], widths));
+    const against = (base) => (store === base ? '' : ratio(paired(store, base, 'cpu')));
+    say(row([store.name, cpu, p99, against(memory), store === memory ? '' : against(sqlite)], widths));
   }
 } finally {
   redis?.stop();
