@@ -250,11 +250,6 @@ export class PatternMatcher {
     this.memoryLeak.recordSample(bytes, this.clock.now());
   }
 
-  /** @deprecated name: `recordMemorySample`. */
-  recordHeapSample(bytes: number): void {
-    this.recordMemorySample(bytes);
-  }
-
   /** The memory floor's trend (slope per minute, R^2), as the playbooks' `heap.*` read it. */
   heapTrend(): MemoryTrend {
     return this.memoryLeak.memoryTrend();
