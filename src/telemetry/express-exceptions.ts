@@ -7,8 +7,8 @@
  * (express/lib/router/layer.js, Layer#handle_request). The success path costs one function per
  * layer call.
  */
-import { trace } from '@opentelemetry/api';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from '@opentelemetry/instrumentation';
+import { recordOnActiveSpan } from './active-span-exception.js';
 
 /** What Express passes to `next` that is no error: `route` and `router` skip the rest of a route or router. */
 const NOT_ERRORS = new Set<unknown>([undefined, null, 'route', 'router']);
@@ -17,16 +17,8 @@ interface Layer {
   prototype: Record<string, (...args: unknown[]) => unknown>;
 }
 
-/** Errors already recorded: an error passed on by later layers is recorded once. */
-const recorded = new WeakSet<object>();
-
 function record(error: unknown): void {
-  if (NOT_ERRORS.has(error)) return;
-  if (typeof error === 'object' && error !== null) {
-    if (recorded.has(error)) return;
-    recorded.add(error);
-  }
-  trace.getActiveSpan()?.recordException(error instanceof Error ? error : String(error));
+  if (!NOT_ERRORS.has(error)) recordOnActiveSpan(error);
 }
 
 function recordingHandle(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {

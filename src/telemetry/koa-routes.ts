@@ -8,9 +8,10 @@
  * it sees the routes of routers given to `app.use` after the routes were declared. The success
  * path costs one function call per routed layer, and a `then` when the layer returns a promise.
  */
-import { context, trace } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import { InstrumentationBase, InstrumentationNodeModuleDefinition } from '@opentelemetry/instrumentation';
+import { recordOnActiveSpan } from './active-span-exception.js';
 
 type Middleware = (ctx: KoaContext, next: unknown) => unknown;
 
@@ -29,14 +30,8 @@ interface KoaModule {
 
 const routed = Symbol('svc.koa.routed');
 
-/** Errors already recorded: an error rethrown by the layers it passes through is recorded once. */
-const recorded = new WeakSet<object>();
-
 function record(error: unknown): never {
-  if (typeof error !== 'object' || error === null || !recorded.has(error)) {
-    if (typeof error === 'object' && error !== null) recorded.add(error);
-    trace.getActiveSpan()?.recordException(error instanceof Error ? error : String(error));
-  }
+  recordOnActiveSpan(error);
   throw error;
 }
 

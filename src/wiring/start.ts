@@ -274,7 +274,7 @@ function startOrThrow(options: StartOptions): Svc {
     running.launchToolServer = () => launchToolServer(parts);
   }
   // A refused tool server was reported above, with why, by startupChecks. It starts once the
-  // app's main module has run: loading it is not on the way to the app's first response.
+  // app's main module has run (launchToolServer says why).
   if (config.get<boolean>('mcp.enabled') && !checks.toolServerRefused) {
     setImmediate(() => {
       running.launchToolServer?.().catch((error: unknown) => {
